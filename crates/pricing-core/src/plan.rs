@@ -1,0 +1,919 @@
+//! Plans being combined (pricing model section 4): the partner's plan, the
+//! market plans a partner quoted, their validation and classification into
+//! base candidates, benchmark candidates and ignored plans.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use time::Date;
+
+use crate::error::FieldError;
+use crate::household::Tier;
+use crate::rate_card::IrsLimits;
+
+/// At most this many `member_rates_cents` items.
+pub const MAX_MEMBER_RATES: usize = 10_000;
+/// At most this many market plans.
+pub const MAX_MARKET_PLANS: usize = 500;
+/// Coinsurance assumed when a plan does not say, whole percent.
+pub const DEFAULT_COINSURANCE_PCT: u32 = 20;
+
+/// Monthly rates by household tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierRates {
+    /// Employee only.
+    #[serde(alias = "employeeOnly")]
+    pub employee_only: i64,
+    /// Employee and spouse.
+    #[serde(alias = "employeeSpouse")]
+    pub employee_spouse: i64,
+    /// Employee and children.
+    #[serde(alias = "employeeChildren")]
+    pub employee_children: i64,
+    /// Family.
+    pub family: i64,
+}
+
+impl TierRates {
+    /// The rate of a tier.
+    #[must_use]
+    pub fn get(&self, tier: Tier) -> i64 {
+        match tier {
+            Tier::EmployeeOnly => self.employee_only,
+            Tier::EmployeeSpouse => self.employee_spouse,
+            Tier::EmployeeChildren => self.employee_children,
+            Tier::Family => self.family,
+        }
+    }
+}
+
+/// The exact monthly rate of one employee's household.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemberRate {
+    /// Census `external_id`.
+    #[serde(alias = "externalId")]
+    pub external_id: String,
+    /// Monthly cents for the household.
+    #[serde(alias = "monthlyCents")]
+    pub monthly_cents: i64,
+}
+
+/// The one plan a partner prices on (`plan` of `POST /price-on-plan`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartnerPlan {
+    /// Carrier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+    /// Plan name.
+    #[serde(default, alias = "planName", skip_serializing_if = "Option::is_none")]
+    pub plan_name: Option<String>,
+    /// `PPO`, `EPO` or `POS` (required).
+    #[serde(default, alias = "planType", skip_serializing_if = "Option::is_none")]
+    pub plan_type: Option<String>,
+    /// Network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Must be true (required).
+    #[serde(
+        default,
+        alias = "hsaEligible",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub hsa_eligible: Option<bool>,
+    /// Individual deductible (required).
+    #[serde(
+        default,
+        alias = "deductibleIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_individual_cents: Option<i64>,
+    /// Family deductible; twice the individual one when omitted.
+    #[serde(
+        default,
+        alias = "deductibleFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_family_cents: Option<i64>,
+    /// Individual out-of-pocket maximum (required).
+    #[serde(
+        default,
+        alias = "oopMaxIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_individual_cents: Option<i64>,
+    /// Family out-of-pocket maximum; twice the individual one when omitted.
+    #[serde(
+        default,
+        alias = "oopMaxFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_family_cents: Option<i64>,
+    /// Coinsurance after the deductible, whole percent (an addition to the
+    /// specification's list; 20 when omitted, reported).
+    #[serde(
+        default,
+        alias = "coinsurancePct",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub coinsurance_pct: Option<u32>,
+    /// Price per covered person per month.
+    #[serde(default, alias = "pmpmCents", skip_serializing_if = "Option::is_none")]
+    pub pmpm_cents: Option<i64>,
+    /// Tier rates, used when neither member rates nor PMPM apply.
+    #[serde(
+        default,
+        alias = "monthlyRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub monthly_rates_cents: Option<TierRates>,
+    /// Exact household rates by census `external_id`; the preferred basis.
+    #[serde(
+        default,
+        alias = "memberRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub member_rates_cents: Option<Vec<MemberRate>>,
+}
+
+/// Copays of a market plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Copays {
+    /// Primary care.
+    #[serde(
+        default,
+        alias = "primaryCare",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub primary_care: Option<i64>,
+    /// Specialist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specialist: Option<i64>,
+    /// Urgent care.
+    #[serde(default, alias = "urgentCare", skip_serializing_if = "Option::is_none")]
+    pub urgent_care: Option<i64>,
+    /// Emergency room.
+    #[serde(
+        default,
+        alias = "emergencyRoom",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub emergency_room: Option<i64>,
+    /// Generic drugs.
+    #[serde(default, alias = "rxGeneric", skip_serializing_if = "Option::is_none")]
+    pub rx_generic: Option<i64>,
+    /// Preferred drugs.
+    #[serde(
+        default,
+        alias = "rxPreferred",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rx_preferred: Option<i64>,
+    /// Specialty drugs.
+    #[serde(
+        default,
+        alias = "rxSpecialty",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rx_specialty: Option<i64>,
+}
+
+/// A plan the partner quoted (`BrokerPlan`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarketPlan {
+    /// Carrier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+    /// Plan name.
+    #[serde(default, alias = "planName", skip_serializing_if = "Option::is_none")]
+    pub plan_name: Option<String>,
+    /// Plan type.
+    #[serde(default, alias = "planType", skip_serializing_if = "Option::is_none")]
+    pub plan_type: Option<String>,
+    /// HSA-eligible.
+    #[serde(
+        default,
+        alias = "hsaEligible",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub hsa_eligible: Option<bool>,
+    /// Individual deductible.
+    #[serde(
+        default,
+        alias = "deductibleIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_individual_cents: Option<i64>,
+    /// Family deductible.
+    #[serde(
+        default,
+        alias = "deductibleFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_family_cents: Option<i64>,
+    /// Individual out-of-pocket maximum.
+    #[serde(
+        default,
+        alias = "oopMaxIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_individual_cents: Option<i64>,
+    /// Family out-of-pocket maximum.
+    #[serde(
+        default,
+        alias = "oopMaxFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_family_cents: Option<i64>,
+    /// Metal tier (required).
+    #[serde(alias = "metalTier")]
+    pub metal_tier: String,
+    /// Network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Funding type, e.g. `fully_insured`.
+    #[serde(
+        default,
+        alias = "fundingType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub funding_type: Option<String>,
+    /// Tier rates.
+    #[serde(
+        default,
+        alias = "monthlyRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub monthly_rates_cents: Option<TierRates>,
+    /// Price per covered person per month.
+    #[serde(default, alias = "pmpmCents", skip_serializing_if = "Option::is_none")]
+    pub pmpm_cents: Option<i64>,
+    /// Exact household rates.
+    #[serde(
+        default,
+        alias = "memberRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub member_rates_cents: Option<Vec<MemberRate>>,
+    /// Carrier's plan id.
+    #[serde(
+        default,
+        alias = "carrierPlanId",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub carrier_plan_id: Option<String>,
+    /// Effective date.
+    #[serde(
+        default,
+        alias = "effectiveDate",
+        with = "crate::census::date_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub effective_date: Option<Date>,
+    /// Rating ZIP.
+    #[serde(default, alias = "ratingZip", skip_serializing_if = "Option::is_none")]
+    pub rating_zip: Option<String>,
+    /// Embedded deductible.
+    #[serde(
+        default,
+        alias = "embeddedDeductible",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub embedded_deductible: Option<bool>,
+    /// Coinsurance, whole percent.
+    #[serde(
+        default,
+        alias = "coinsurancePct",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub coinsurance_pct: Option<u32>,
+    /// Copays.
+    #[serde(
+        default,
+        alias = "copaysCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub copays_cents: Option<Copays>,
+    /// Drug deductible.
+    #[serde(
+        default,
+        alias = "rxDeductibleCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rx_deductible_cents: Option<i64>,
+    /// Referral required.
+    #[serde(
+        default,
+        alias = "referralRequired",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub referral_required: Option<bool>,
+    /// HSA deductible required.
+    #[serde(
+        default,
+        alias = "hsaDeductibleRequired",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub hsa_deductible_required: Option<bool>,
+    /// Summary of benefits URL.
+    #[serde(default, alias = "sbcUrl", skip_serializing_if = "Option::is_none")]
+    pub sbc_url: Option<String>,
+    /// Doctor search URL.
+    #[serde(
+        default,
+        alias = "doctorSearchUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub doctor_search_url: Option<String>,
+    /// Carrier logo URL.
+    #[serde(
+        default,
+        alias = "carrierLogoUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub carrier_logo_url: Option<String>,
+}
+
+/// Where a household's base cost came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateBasis {
+    /// `member_rates_cents`.
+    MemberRates,
+    /// `pmpm_cents` × people.
+    Pmpm,
+    /// `monthly_rates_cents` by tier.
+    MonthlyRates,
+    /// The rate card's age-rated area rates.
+    RateCard,
+}
+
+/// A plan's rates, in order of preference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanRates {
+    /// Exact household rates by external id.
+    pub member_rates: HashMap<String, i64>,
+    /// Per covered person.
+    pub pmpm: Option<i64>,
+    /// By tier.
+    pub monthly: Option<TierRates>,
+}
+
+impl PlanRates {
+    /// Whether any rate was sent.
+    #[must_use]
+    pub fn any(&self) -> bool {
+        !self.member_rates.is_empty() || self.pmpm.is_some() || self.monthly.is_some()
+    }
+
+    /// The preferred basis of the plan.
+    #[must_use]
+    pub fn preferred_basis(&self) -> Option<RateBasis> {
+        if !self.member_rates.is_empty() {
+            Some(RateBasis::MemberRates)
+        } else if self.pmpm.is_some() {
+            Some(RateBasis::Pmpm)
+        } else if self.monthly.is_some() {
+            Some(RateBasis::MonthlyRates)
+        } else {
+            None
+        }
+    }
+
+    fn from_parts(
+        member: Option<&[MemberRate]>,
+        pmpm: Option<i64>,
+        monthly: Option<TierRates>,
+    ) -> Self {
+        Self {
+            member_rates: member
+                .unwrap_or_default()
+                .iter()
+                .map(|r| (r.external_id.clone(), r.monthly_cents))
+                .collect(),
+            pmpm,
+            monthly,
+        }
+    }
+}
+
+/// A base plan design with its rates, ready to price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BasePlan {
+    /// Carrier.
+    pub carrier: String,
+    /// Plan name.
+    pub plan_name: String,
+    /// Plan type.
+    pub plan_type: String,
+    /// Network.
+    pub network: String,
+    /// Funding type when known.
+    pub funding_type: Option<String>,
+    /// Individual deductible.
+    pub deductible_individual_cents: i64,
+    /// Family deductible.
+    pub deductible_family_cents: i64,
+    /// Individual out-of-pocket maximum.
+    pub oop_max_individual_cents: i64,
+    /// Family out-of-pocket maximum.
+    pub oop_max_family_cents: i64,
+    /// Coinsurance, whole percent.
+    pub coinsurance_pct: u32,
+}
+
+fn is_buildable_type(t: &str) -> bool {
+    ["PPO", "EPO", "POS"]
+        .iter()
+        .any(|k| t.eq_ignore_ascii_case(k))
+}
+
+fn irs_problem(oop_i: i64, oop_f: i64, irs: &IrsLimits) -> Option<&'static str> {
+    if oop_f < oop_i {
+        Some("not HSA-eligible: the family out-of-pocket maximum is below the individual one")
+    } else if oop_i > irs.max_oop_self_cents || oop_f > irs.max_oop_family_cents {
+        Some("not HSA-eligible: the out-of-pocket maximum exceeds the IRS HDHP limit")
+    } else {
+        None
+    }
+}
+
+/// Validates the explicit `plan` and turns it into a base plan, its rates
+/// and the assumptions applied.
+///
+/// # Errors
+/// Every failing field, with `plan.`-prefixed snake_case paths.
+pub fn validate_partner_plan(
+    plan: &PartnerPlan,
+    irs: &IrsLimits,
+) -> Result<(BasePlan, PlanRates, Vec<String>), Vec<FieldError>> {
+    let mut errs = Vec::new();
+    let mut assumptions = Vec::new();
+    let f = |name: &str| format!("plan.{name}");
+    match plan.plan_type.as_deref() {
+        None => errs.push(FieldError::new(
+            f("plan_type"),
+            "is required (PPO, EPO or POS)",
+        )),
+        Some(t) if t.eq_ignore_ascii_case("HMO") => errs.push(FieldError::new(
+            f("plan_type"),
+            "an HMO cannot be built on; send a PPO, EPO or POS",
+        )),
+        Some(t) if !is_buildable_type(t) => {
+            errs.push(FieldError::new(f("plan_type"), "must be PPO, EPO or POS"));
+        }
+        Some(_) => {}
+    }
+    match plan.hsa_eligible {
+        None => errs.push(FieldError::new(
+            f("hsa_eligible"),
+            "is required and must be true",
+        )),
+        Some(false) => errs.push(FieldError::new(
+            f("hsa_eligible"),
+            "must be true: the versions are built on an HSA-eligible plan",
+        )),
+        Some(true) => {}
+    }
+    let mut non_negative = |name: &str, v: Option<i64>, required: bool| -> Option<i64> {
+        match v {
+            None if required => {
+                errs.push(FieldError::new(f(name), "is required"));
+                None
+            }
+            Some(x) if x < 0 => {
+                errs.push(FieldError::new(
+                    f(name),
+                    "must be a non-negative integer of cents",
+                ));
+                None
+            }
+            other => other,
+        }
+    };
+    let ded_i = non_negative(
+        "deductible_individual_cents",
+        plan.deductible_individual_cents,
+        true,
+    );
+    let ded_f = non_negative(
+        "deductible_family_cents",
+        plan.deductible_family_cents,
+        false,
+    );
+    let oop_i = non_negative(
+        "oop_max_individual_cents",
+        plan.oop_max_individual_cents,
+        true,
+    );
+    let oop_f = non_negative("oop_max_family_cents", plan.oop_max_family_cents, false);
+    let pmpm = non_negative("pmpm_cents", plan.pmpm_cents, false);
+    if plan.pmpm_cents.is_none() && plan.monthly_rates_cents.is_none() {
+        errs.push(FieldError::new(
+            f("pmpm_cents"),
+            "is required unless monthly_rates_cents is sent",
+        ));
+    }
+    if let Some(r) = &plan.monthly_rates_cents {
+        for (name, v) in [
+            ("employee_only", r.employee_only),
+            ("employee_spouse", r.employee_spouse),
+            ("employee_children", r.employee_children),
+            ("family", r.family),
+        ] {
+            if v < 0 {
+                errs.push(FieldError::new(
+                    format!("plan.monthly_rates_cents.{name}"),
+                    "must be a non-negative integer of cents",
+                ));
+            }
+        }
+    }
+    if let Some(rates) = &plan.member_rates_cents {
+        if rates.len() > MAX_MEMBER_RATES {
+            errs.push(FieldError::new(
+                f("member_rates_cents"),
+                format!("at most {MAX_MEMBER_RATES} items"),
+            ));
+        }
+        let mut seen = HashMap::new();
+        for (i, r) in rates.iter().enumerate() {
+            if r.external_id.trim().is_empty() {
+                errs.push(FieldError::at(
+                    i,
+                    format!("plan.member_rates_cents[{i}].external_id"),
+                    "is required",
+                ));
+            } else if let Some(first) = seen.insert(r.external_id.as_str(), i) {
+                errs.push(FieldError::at(
+                    i,
+                    format!("plan.member_rates_cents[{i}].external_id"),
+                    format!("duplicates item {first}"),
+                ));
+            }
+            if r.monthly_cents < 0 {
+                errs.push(FieldError::at(
+                    i,
+                    format!("plan.member_rates_cents[{i}].monthly_cents"),
+                    "must be a non-negative integer of cents",
+                ));
+            }
+        }
+    }
+    if plan.coinsurance_pct.is_some_and(|c| c > 100) {
+        errs.push(FieldError::new(f("coinsurance_pct"), "must be 0 to 100"));
+    }
+    let (Some(ded_i), Some(oop_i)) = (ded_i, oop_i) else {
+        return Err(errs);
+    };
+    let ded_f = ded_f.unwrap_or_else(|| {
+        assumptions
+            .push("Family deductible assumed at twice the individual deductible.".to_owned());
+        2 * ded_i
+    });
+    let oop_f = oop_f.unwrap_or_else(|| {
+        assumptions.push(
+            "Family out-of-pocket maximum assumed at twice the individual maximum.".to_owned(),
+        );
+        2 * oop_i
+    });
+    if let Some(problem) = irs_problem(oop_i, oop_f, irs) {
+        errs.push(FieldError::new(f("oop_max_individual_cents"), problem));
+    }
+    if ded_i > oop_i {
+        errs.push(FieldError::new(
+            f("deductible_individual_cents"),
+            "must not exceed the individual out-of-pocket maximum",
+        ));
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let coinsurance_pct = plan.coinsurance_pct.unwrap_or_else(|| {
+        assumptions.push(format!(
+            "Member coinsurance after the deductible assumed at {DEFAULT_COINSURANCE_PCT}%."
+        ));
+        DEFAULT_COINSURANCE_PCT
+    });
+    let base = BasePlan {
+        carrier: plan
+            .carrier
+            .clone()
+            .unwrap_or_else(|| "Partner plan".to_owned()),
+        plan_name: plan
+            .plan_name
+            .clone()
+            .unwrap_or_else(|| "Partner HSA plan".to_owned()),
+        plan_type: plan.plan_type.clone().unwrap_or_default().to_uppercase(),
+        network: plan.network.clone().unwrap_or_default(),
+        funding_type: None,
+        deductible_individual_cents: ded_i,
+        deductible_family_cents: ded_f,
+        oop_max_individual_cents: oop_i,
+        oop_max_family_cents: oop_f,
+        coinsurance_pct,
+    };
+    let rates = PlanRates::from_parts(
+        plan.member_rates_cents.as_deref(),
+        pmpm,
+        plan.monthly_rates_cents,
+    );
+    Ok((base, rates, assumptions))
+}
+
+/// Validates the shape of the market plans (their count and required
+/// fields); plans that merely cannot be used are classified, not rejected.
+#[must_use]
+pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if plans.len() > MAX_MARKET_PLANS {
+        errs.push(FieldError::new(
+            "market_plans",
+            format!("at most {MAX_MARKET_PLANS} items"),
+        ));
+    }
+    for (i, p) in plans.iter().enumerate() {
+        if p.metal_tier.trim().is_empty() {
+            errs.push(FieldError::at(
+                i,
+                format!("market_plans[{i}].metal_tier"),
+                "is required",
+            ));
+        }
+        if p.member_rates_cents
+            .as_ref()
+            .is_some_and(|r| r.len() > MAX_MEMBER_RATES)
+        {
+            errs.push(FieldError::at(
+                i,
+                format!("market_plans[{i}].member_rates_cents"),
+                format!("at most {MAX_MEMBER_RATES} items"),
+            ));
+        }
+        let negative = [
+            p.deductible_individual_cents,
+            p.deductible_family_cents,
+            p.oop_max_individual_cents,
+            p.oop_max_family_cents,
+            p.pmpm_cents,
+        ]
+        .iter()
+        .flatten()
+        .any(|&v| v < 0);
+        if negative || p.coinsurance_pct.is_some_and(|c| c > 100) {
+            errs.push(FieldError::at(
+                i,
+                format!("market_plans[{i}]"),
+                "amounts must be non-negative integers of cents and coinsurance 0 to 100",
+            ));
+        }
+    }
+    errs
+}
+
+/// A market plan that was neither a base nor a benchmark candidate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IgnoredPlan {
+    /// Index in `market_plans`.
+    pub index: usize,
+    /// Why.
+    pub reason: String,
+    /// Carrier.
+    pub carrier: Option<String>,
+    /// Plan name.
+    pub plan_name: Option<String>,
+}
+
+/// Market plans sorted into roles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Classified {
+    /// HSA-eligible PPO/EPO/POS plans with rates and a complete design.
+    pub base_candidates: Vec<usize>,
+    /// Platinum PPOs with rates.
+    pub benchmark_candidates: Vec<usize>,
+    /// Everything else, with reasons.
+    pub ignored: Vec<IgnoredPlan>,
+}
+
+/// Whether a plan is a platinum PPO.
+#[must_use]
+pub fn is_platinum_ppo(p: &MarketPlan) -> bool {
+    p.metal_tier.eq_ignore_ascii_case("platinum")
+        && p.plan_type
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case("PPO"))
+}
+
+/// The rates of a market plan.
+#[must_use]
+pub fn market_rates(p: &MarketPlan) -> PlanRates {
+    PlanRates::from_parts(
+        p.member_rates_cents.as_deref(),
+        p.pmpm_cents,
+        p.monthly_rates_cents,
+    )
+}
+
+/// Why a market plan cannot be a base, if it cannot.
+fn base_problem(p: &MarketPlan, irs: &IrsLimits) -> Option<String> {
+    let t = p.plan_type.as_deref().unwrap_or("");
+    if t.eq_ignore_ascii_case("HMO") {
+        return Some("an HMO cannot be built on".to_owned());
+    }
+    if !is_buildable_type(t) {
+        return Some("plan type must be PPO, EPO or POS to be built on".to_owned());
+    }
+    if p.hsa_eligible != Some(true) {
+        return Some("not HSA-eligible".to_owned());
+    }
+    let (Some(_), Some(oop_i)) = (p.deductible_individual_cents, p.oop_max_individual_cents) else {
+        return Some("incomplete: deductible and out-of-pocket maximum are required".to_owned());
+    };
+    let oop_f = p.oop_max_family_cents.unwrap_or(2 * oop_i);
+    irs_problem(oop_i, oop_f, irs).map(str::to_owned)
+}
+
+/// Sorts market plans into base candidates, benchmark candidates and
+/// ignored plans (with the first reason that applies).
+#[must_use]
+pub fn classify(plans: &[MarketPlan], irs: &IrsLimits) -> Classified {
+    let mut out = Classified {
+        base_candidates: Vec::new(),
+        benchmark_candidates: Vec::new(),
+        ignored: Vec::new(),
+    };
+    for (i, p) in plans.iter().enumerate() {
+        if !market_rates(p).any() {
+            out.ignored.push(IgnoredPlan {
+                index: i,
+                reason: "no rates: send pmpmCents, monthlyRatesCents or memberRatesCents"
+                    .to_owned(),
+                carrier: p.carrier.clone(),
+                plan_name: p.plan_name.clone(),
+            });
+            continue;
+        }
+        let base = base_problem(p, irs);
+        let bench = is_platinum_ppo(p);
+        if base.is_none() {
+            out.base_candidates.push(i);
+        }
+        if bench {
+            out.benchmark_candidates.push(i);
+        }
+        if let (Some(why), false) = (base, bench) {
+            out.ignored.push(IgnoredPlan {
+                index: i,
+                reason: format!("{why}, and not a platinum PPO benchmark"),
+                carrier: p.carrier.clone(),
+                plan_name: p.plan_name.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// A market base candidate as a [`BasePlan`].
+#[must_use]
+pub fn market_base_plan(p: &MarketPlan) -> BasePlan {
+    let ded_i = p.deductible_individual_cents.unwrap_or(0);
+    let oop_i = p.oop_max_individual_cents.unwrap_or(0);
+    BasePlan {
+        carrier: p
+            .carrier
+            .clone()
+            .unwrap_or_else(|| "Market plan".to_owned()),
+        plan_name: p
+            .plan_name
+            .clone()
+            .unwrap_or_else(|| "Market HSA plan".to_owned()),
+        plan_type: p.plan_type.clone().unwrap_or_default().to_uppercase(),
+        network: p.network.clone().unwrap_or_default(),
+        funding_type: p.funding_type.clone(),
+        deductible_individual_cents: ded_i,
+        deductible_family_cents: p.deductible_family_cents.unwrap_or(2 * ded_i),
+        oop_max_individual_cents: oop_i,
+        oop_max_family_cents: p.oop_max_family_cents.unwrap_or(2 * oop_i),
+        coinsurance_pct: p.coinsurance_pct.unwrap_or(DEFAULT_COINSURANCE_PCT),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IRS: IrsLimits = IrsLimits {
+        min_deductible_self_cents: 170_000,
+        min_deductible_family_cents: 340_000,
+        max_oop_self_cents: 850_000,
+        max_oop_family_cents: 1_700_000,
+    };
+
+    fn plan(json: &str) -> PartnerPlan {
+        serde_json::from_str(json).unwrap()
+    }
+
+    fn fields(json: &str) -> Vec<String> {
+        match validate_partner_plan(&plan(json), &IRS) {
+            Ok(_) => vec![],
+            Err(e) => e.into_iter().map(|e| e.field).collect(),
+        }
+    }
+
+    const GOOD: &str = r#"{"plan_type":"PPO","hsa_eligible":true,"deductible_individual_cents":340000,"oop_max_individual_cents":750000,"pmpm_cents":55000}"#;
+
+    #[test]
+    fn explicit_plan_rules() {
+        assert!(fields(GOOD).is_empty());
+        let with = |k: &str, v: &str| {
+            GOOD.replacen(&format!("\"{k}\":"), &format!("\"{k}\":{v},\"_\":"), 1)
+        };
+        let _ = with;
+        assert_eq!(
+            fields(&GOOD.replace("\"PPO\"", "\"HMO\"")),
+            ["plan.plan_type"]
+        );
+        assert_eq!(
+            fields(&GOOD.replace("true", "false")),
+            ["plan.hsa_eligible"]
+        );
+        assert_eq!(
+            fields(&GOOD.replace(",\"pmpm_cents\":55000", "")),
+            ["plan.pmpm_cents"]
+        );
+        assert_eq!(
+            fields(&GOOD.replace("750000", "900000")),
+            ["plan.oop_max_individual_cents"]
+        );
+        assert_eq!(
+            fields(&GOOD.replace("}", ",\"oop_max_family_cents\":700000}")),
+            ["plan.oop_max_individual_cents"]
+        );
+        assert_eq!(
+            fields(r#"{"hsa_eligible":true,"pmpm_cents":1}"#),
+            [
+                "plan.plan_type",
+                "plan.deductible_individual_cents",
+                "plan.oop_max_individual_cents"
+            ]
+        );
+        // camelCase is accepted.
+        assert!(fields(r#"{"planType":"EPO","hsaEligible":true,"deductibleIndividualCents":340000,"oopMaxIndividualCents":750000,"monthlyRatesCents":{"employeeOnly":1,"employeeSpouse":2,"employeeChildren":2,"family":3}}"#).is_empty());
+    }
+
+    #[test]
+    fn defaults_are_reported() {
+        let (base, rates, assumptions) = validate_partner_plan(&plan(GOOD), &IRS).unwrap();
+        assert_eq!(base.deductible_family_cents, 680_000);
+        assert_eq!(base.oop_max_family_cents, 1_500_000);
+        assert_eq!(base.coinsurance_pct, 20);
+        assert_eq!(rates.preferred_basis(), Some(RateBasis::Pmpm));
+        assert_eq!(assumptions.len(), 3);
+    }
+
+    fn market(json: &str) -> MarketPlan {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn market_plans_are_classified_with_reasons() {
+        let plans = vec![
+            market(r#"{"metalTier":"Platinum","planType":"PPO","pmpmCents":90000,"carrier":"A"}"#),
+            market(
+                r#"{"metalTier":"Bronze","planType":"PPO","hsaEligible":true,"deductibleIndividualCents":340000,"oopMaxIndividualCents":750000,"pmpmCents":40000}"#,
+            ),
+            market(r#"{"metalTier":"Gold","planType":"HMO","pmpmCents":70000}"#),
+            market(
+                r#"{"metalTier":"Silver","planType":"PPO","hsaEligible":false,"pmpmCents":60000}"#,
+            ),
+            market(r#"{"metalTier":"Platinum","planType":"PPO"}"#),
+        ];
+        let c = classify(&plans, &IRS);
+        assert_eq!(c.base_candidates, [1]);
+        assert_eq!(c.benchmark_candidates, [0]);
+        let reasons: Vec<(usize, &str)> = c
+            .ignored
+            .iter()
+            .map(|p| (p.index, p.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                (
+                    2,
+                    "an HMO cannot be built on, and not a platinum PPO benchmark"
+                ),
+                (3, "not HSA-eligible, and not a platinum PPO benchmark"),
+                (
+                    4,
+                    "no rates: send pmpmCents, monthlyRatesCents or memberRatesCents"
+                ),
+            ]
+        );
+        assert!(validate_market_plans(&plans).is_empty());
+    }
+}

@@ -1,0 +1,140 @@
+//! `partner-api price`: prices a census from JSON files with the built-in
+//! rate card and prints the engine's result as JSON (money in integer cents).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use pricing_core::{
+    CensusContext, CensusMember, CensusRules, MarketPlan, PartnerPlan, PriceOnPlanRequest,
+    PricingContext, PricingError, QuoteRequest, RateCard, VersionId,
+};
+use serde::Deserialize;
+use time::Date;
+
+/// Arguments of `price`.
+#[derive(Debug, Args)]
+pub struct PriceArgs {
+    /// Census file: `{"members": [...]}` as for `PUT /groups/{id}/census`.
+    #[arg(long)]
+    census: PathBuf,
+    /// Partner plan file (the `plan` object of price-on-plan). Without it, a
+    /// market-rate quote is priced.
+    #[arg(long)]
+    plan: Option<PathBuf>,
+    /// Market plans file (the `market_plans` array of price-on-plan).
+    #[arg(long)]
+    market_plans: Option<PathBuf>,
+    /// Quote one version only (quotes and price-on-plan both price both
+    /// versions; this selects what is printed).
+    #[arg(long, value_enum)]
+    version: Option<Version>,
+    /// Plan-year start, `YYYY-MM-DD` (default: the rate card's plan year, January 1).
+    #[arg(long)]
+    plan_year_start: Option<String>,
+    /// Accept members with only `age` (HR platform rules); brokers need `dob`.
+    #[arg(long)]
+    allow_age: bool,
+}
+
+/// A version choice.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Version {
+    Diamond,
+    Value,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CensusFile {
+    members: Vec<CensusMember>,
+}
+
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path, what: &str) -> anyhow::Result<T> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {what} file {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{what} file {}", path.display()))
+}
+
+/// Runs `price`.
+///
+/// # Errors
+/// A one-line reason naming the file and field for malformed input, or the
+/// engine's error.
+pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
+    let card = RateCard::builtin_2026()?;
+    let census: CensusFile = read_json(&args.census, "census")?;
+    let start = match &args.plan_year_start {
+        Some(text) => pricing_core::census::date_opt::parse(text).map_err(anyhow::Error::msg)?,
+        None => Date::from_calendar_date(card.plan_year(), time::Month::January, 1)?,
+    };
+    let rules = CensusRules {
+        require_dob: !args.allow_age,
+    };
+    let version = args.version.map(|v| match v {
+        Version::Diamond => VersionId::Diamond,
+        Version::Value => VersionId::Value,
+    });
+    let out = if args.plan.is_some() || args.market_plans.is_some() {
+        let plan: Option<PartnerPlan> = args
+            .plan
+            .as_deref()
+            .map(|p| read_json(p, "plan"))
+            .transpose()?;
+        let market_plans: Vec<MarketPlan> = args
+            .market_plans
+            .as_deref()
+            .map(|p| read_json(p, "market plans"))
+            .transpose()?
+            .unwrap_or_default();
+        let req = PriceOnPlanRequest {
+            census: census.members,
+            plan,
+            market_plans,
+            company_zip: None,
+        };
+        let ctx = PricingContext {
+            card: &card,
+            plan_year_start: start,
+            partner: None,
+            rules,
+        };
+        let mut answer = pricing_core::price_on_plan(&req, ctx).map_err(explain)?;
+        if let Some(v) = version {
+            answer.versions.retain(|x| x.id == v);
+        }
+        serde_json::to_value(&answer)?
+    } else {
+        let ctx = CensusContext {
+            card: &card,
+            plan_year_start: start,
+            partner: None,
+            rules,
+            fallback_zip: None,
+        };
+        let req = QuoteRequest {
+            plan: version.unwrap_or(VersionId::Diamond),
+            ..QuoteRequest::default()
+        };
+        serde_json::to_value(pricing_core::quote(&census.members, ctx, req).map_err(explain)?)?
+    };
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+fn explain(e: PricingError) -> anyhow::Error {
+    match &e {
+        PricingError::InvalidCensus(d) | PricingError::InvalidPlan(d) => {
+            if let Some(first) = d.first() {
+                let more = if d.len() > 1 {
+                    format!(" (and {} more)", d.len() - 1)
+                } else {
+                    String::new()
+                };
+                return anyhow::anyhow!("{}: {}{more}", first.field, first.message);
+            }
+            anyhow::Error::new(e)
+        }
+        _ => anyhow::Error::new(e),
+    }
+}

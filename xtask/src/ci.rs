@@ -1,0 +1,80 @@
+//! `cargo xtask ci`: the CI pipeline, step by step, stopping at the first
+//! failure.
+//!
+//! 1. `cargo fmt --all -- --check`
+//! 2. `cargo clippy --workspace --all-targets -- -D warnings`
+//! 3. `cargo nextest run --workspace --no-fail-fast` (or `cargo test
+//!    --workspace --no-fail-fast` when nextest is not installed)
+//! 4. `cargo test --workspace --doc`
+//! 5. tidy
+//! 6. `cargo deny check bans licenses sources` (skipped with a notice when
+//!    cargo-deny is not installed)
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context as _, bail};
+
+use crate::tidy;
+
+/// Runs the pipeline from the workspace root.
+pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
+    cargo(root, &["fmt", "--all", "--", "--check"])?;
+    cargo(
+        root,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    if cargo_has(root, "nextest") {
+        cargo(root, &["nextest", "run", "--workspace", "--no-fail-fast"])?;
+    } else {
+        println!("cargo-nextest is not installed: running the tests with cargo test");
+        cargo(root, &["test", "--workspace", "--no-fail-fast"])?;
+    }
+    cargo(root, &["test", "--workspace", "--doc"])?;
+
+    println!("$ cargo xtask tidy");
+    tidy::check(root)?;
+    println!("tidy: ok");
+
+    if cargo_has(root, "deny") {
+        cargo(root, &["deny", "check", "bans", "licenses", "sources"])?;
+    } else {
+        println!(
+            "skipped `cargo deny check bans licenses sources`: cargo-deny is not installed (cargo install cargo-deny --locked)"
+        );
+    }
+    println!("ci: all steps passed");
+    Ok(())
+}
+
+/// Prints and runs `cargo ARGS`, failing if it does not succeed.
+fn cargo(root: &Path, args: &[&str]) -> anyhow::Result<()> {
+    println!("$ cargo {}", args.join(" "));
+    let status = Command::new(tidy::cargo())
+        .args(args)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("cannot run cargo {}", args.join(" ")))?;
+    if !status.success() {
+        bail!("`cargo {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+/// Whether `cargo SUBCOMMAND --version` works.
+fn cargo_has(root: &Path, subcommand: &str) -> bool {
+    Command::new(tidy::cargo())
+        .args([subcommand, "--version"])
+        .current_dir(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}

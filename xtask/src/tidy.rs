@@ -1,0 +1,292 @@
+//! `cargo xtask tidy`: repository hygiene checks.
+//!
+//! - every `.rs` file starts with a `//!` doc comment;
+//! - no trailing whitespace in `.rs`, `.toml` and `.md` files (generated rate
+//!   cards excepted);
+//! - dependencies point inward: `pricing-core` has no database, web, async
+//!   runtime or HTTP client crate in its normal dependency tree, and the
+//!   adapters (`store-diesel`, `http-api`, `webhooks`) do not depend on each
+//!   other.
+//!
+//! The same checks run as the `tidy` test, so `cargo test --workspace`
+//! enforces them.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, bail};
+
+/// The pure core crate.
+const CORE: &str = "pricing-core";
+
+/// Crates that must not appear in the core's normal dependency tree.
+const BANNED_IN_CORE: [&str; 8] = [
+    "diesel",
+    "diesel-async",
+    "actix-web",
+    "tokio",
+    "reqwest",
+    "hyper",
+    "ureq",
+    "awc",
+];
+
+/// Adapter crates, which must not depend on each other.
+const ADAPTERS: [&str; 3] = ["store-diesel", "http-api", "webhooks"];
+
+/// Directories never checked.
+const SKIPPED_DIRS: [&str; 3] = ["target", ".git", "node_modules"];
+
+/// Files whose trailing whitespace is not checked (generated output).
+const WHITESPACE_EXEMPT_DIR: &str = "rate-cards";
+
+/// Runs every check and fails with the list of offenders.
+pub(crate) fn check(root: &Path) -> anyhow::Result<()> {
+    let files = workspace_files(root)?;
+    let mut problems = Vec::new();
+    problems.extend(missing_doc_headers(root, &files)?);
+    problems.extend(trailing_whitespace(root, &files)?);
+    match dependency_direction(root) {
+        Ok(found) => problems.extend(found),
+        Err(err) => problems.push(format!("cannot check the dependency direction: {err:#}")),
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        bail!(
+            "tidy found {} problem(s):\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        )
+    }
+}
+
+/// The workspace's files, relative to the root: tracked and untracked but not
+/// ignored when the root is a git work tree, otherwise every file outside
+/// `target/` and `.git/`.
+fn workspace_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let output = Command::new("git")
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .current_dir(root)
+        .output();
+    let mut files: Vec<PathBuf> = match output {
+        Ok(output) if output.status.success() => String::from_utf8(output.stdout)
+            .context("git ls-files printed a path that is not UTF-8")?
+            .split('\0')
+            .filter(|path| !path.is_empty())
+            .map(PathBuf::from)
+            // Deleted but still tracked files are not there to check.
+            .filter(|path| root.join(path).is_file())
+            .collect(),
+        _ => {
+            let mut files = Vec::new();
+            walk(root, Path::new(""), &mut files)?;
+            files
+        }
+    };
+    files.retain(|path| {
+        !path
+            .components()
+            .any(|c| SKIPPED_DIRS.iter().any(|skip| c.as_os_str() == *skip))
+    });
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+/// Collects the files under `root/relative`, skipping [`SKIPPED_DIRS`].
+fn walk(root: &Path, relative: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let dir = root.join(relative);
+    let entries = fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let name = entry.file_name();
+        let path = relative.join(&name);
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("cannot stat {}", path.display()))?;
+        if kind.is_dir() {
+            if !name.to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)) {
+                walk(root, &path, files)?;
+            }
+        } else if kind.is_file() {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| extensions.contains(&ext))
+}
+
+/// `.rs` files that do not start with `//!`.
+fn missing_doc_headers(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for path in files.iter().filter(|path| has_extension(path, &["rs"])) {
+        let text = fs::read_to_string(root.join(path))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if !text.starts_with("//!") {
+            problems.push(format!(
+                "{}: does not start with a `//!` doc comment",
+                path.display()
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+/// Lines ending in spaces or tabs in `.rs`, `.toml` and `.md` files.
+fn trailing_whitespace(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let checked = files.iter().filter(|path| {
+        has_extension(path, &["rs", "toml", "md"]) && !path.starts_with(WHITESPACE_EXEMPT_DIR)
+    });
+    for path in checked {
+        let text = fs::read_to_string(root.join(path))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        for (index, line) in text.split('\n').enumerate() {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.ends_with([' ', '\t']) {
+                problems.push(format!(
+                    "{}:{}: trailing whitespace",
+                    path.display(),
+                    index + 1
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// Dependency-direction violations, from `cargo tree`.
+fn dependency_direction(root: &Path) -> anyhow::Result<Vec<String>> {
+    let members = workspace_members(root)?;
+    let mut problems = Vec::new();
+    if !members.contains(CORE) {
+        bail!("the workspace has no `{CORE}` package");
+    }
+    for found in dependencies(root, CORE)?.intersection(&banned_in_core()) {
+        problems.push(format!(
+            "{CORE} depends on `{found}` (normal dependency tree)"
+        ));
+    }
+    for adapter in ADAPTERS.iter().filter(|a| members.contains(**a)) {
+        let tree = dependencies(root, adapter)?;
+        for other in ADAPTERS.iter().filter(|other| *other != adapter) {
+            if tree.contains(*other) {
+                problems.push(format!(
+                    "adapter {adapter} depends on adapter {other}; adapters never depend on each other"
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+fn banned_in_core() -> BTreeSet<String> {
+    BANNED_IN_CORE
+        .iter()
+        .map(|name| (*name).to_owned())
+        .collect()
+}
+
+/// The cargo executable that runs us, or `cargo` from `PATH`.
+pub(crate) fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"))
+}
+
+/// Names of the workspace's packages.
+fn workspace_members(root: &Path) -> anyhow::Result<BTreeSet<String>> {
+    let output = Command::new(cargo())
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(root)
+        .output()
+        .context("cannot run cargo metadata")?;
+    if !output.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).context("cannot parse cargo metadata")?;
+    let packages = metadata
+        .get("packages")
+        .and_then(serde_json::Value::as_array)
+        .context("cargo metadata has no packages")?;
+    packages
+        .iter()
+        .map(|package| {
+            package
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+                .context("cargo metadata package without a name")
+        })
+        .collect()
+}
+
+/// Names of the crates in `package`'s normal dependency tree (all targets),
+/// excluding the package itself.
+fn dependencies(root: &Path, package: &str) -> anyhow::Result<BTreeSet<String>> {
+    let output = Command::new(cargo())
+        .args([
+            "tree", "-p", package, "-e", "normal", "--prefix", "none", "--target", "all",
+        ])
+        .current_dir(root)
+        .output()
+        .context("cannot run cargo tree")?;
+    if !output.status.success() {
+        bail!(
+            "cargo tree -p {package} failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let stdout = String::from_utf8(output.stdout).context("cargo tree printed non-UTF-8")?;
+    Ok(parse_tree(&stdout, package))
+}
+
+/// Crate names from `cargo tree --prefix none` output, minus `package`.
+fn parse_tree(output: &str, package: &str) -> BTreeSet<String> {
+    output
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != package)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy() {
+        let root = crate::workspace_root().unwrap();
+        if let Err(err) = check(&root) {
+            panic!("{err:#}");
+        }
+    }
+
+    #[test]
+    fn parses_cargo_tree_output() {
+        let output = "pricing-core v0.1.0 (/x/crates/pricing-core)\nserde v1.0.228\nserde_derive v1.0.228 (proc-macro)\nserde v1.0.228 (*)\n";
+        let names = parse_tree(output, "pricing-core");
+        assert_eq!(
+            names.into_iter().collect::<Vec<_>>(),
+            ["serde", "serde_derive"]
+        );
+    }
+}
