@@ -196,15 +196,7 @@ pub fn validate_member(
             "must be 5 digits (pattern ^[0-9]{5}$)",
         ));
     }
-    check_age_fields(
-        &mut errs,
-        index,
-        &field("dob"),
-        &field("age"),
-        m.dob,
-        m.age,
-        rules,
-    );
+    check_age_fields(&mut errs, index, &field, m.dob, m.age, rules);
     if let Some(email) = &m.email
         && !is_plausible_email(email)
     {
@@ -220,7 +212,7 @@ pub fn validate_member(
         ("last_name", &m.last_name),
     ] {
         if let Some(v) = value
-            && (v.trim().is_empty() || v.chars().count() > 200)
+            && (v.trim().is_empty() || (v.len() > 200 && v.chars().count() > 200))
         {
             errs.push(FieldError::at(
                 index,
@@ -238,23 +230,22 @@ pub fn validate_member(
             ));
         }
         for (j, d) in deps.iter().enumerate() {
-            let dob = format!("{prefix}[{index}].dependents[{j}].dob");
-            let age = format!("{prefix}[{index}].dependents[{j}].age");
+            let path = |name: &str| format!("{prefix}[{index}].dependents[{j}].{name}");
             // A dependent may omit both for non-broker callers (defaulted and
             // reported); a broker's dependent needs `dob`.
             if rules.require_dob || d.dob.is_some() || d.age.is_some() {
-                check_age_fields(&mut errs, index, &dob, &age, d.dob, d.age, rules);
+                check_age_fields(&mut errs, index, &path, d.dob, d.age, rules);
             }
         }
     }
     errs
 }
 
+/// Checks `dob`/`age`; `path` builds a field path only when an error needs it.
 fn check_age_fields(
     errs: &mut Vec<FieldError>,
     index: usize,
-    dob_field: &str,
-    age_field: &str,
+    path: &dyn Fn(&str) -> String,
     dob: Option<Date>,
     age: Option<u32>,
     rules: CensusRules,
@@ -262,7 +253,7 @@ fn check_age_fields(
     match (dob, age) {
         (None, None) => errs.push(FieldError::at(
             index,
-            dob_field,
+            path("dob"),
             if rules.require_dob {
                 "is required"
             } else {
@@ -271,7 +262,7 @@ fn check_age_fields(
         )),
         (None, Some(_)) if rules.require_dob => errs.push(FieldError::at(
             index,
-            dob_field,
+            path("dob"),
             "is required for broker keys; age alone is not accepted",
         )),
         _ => {}
@@ -279,12 +270,16 @@ fn check_age_fields(
     if age.is_some_and(|a| a > MAX_AGE) {
         errs.push(FieldError::at(
             index,
-            age_field,
+            path("age"),
             format!("must be 0 to {MAX_AGE}"),
         ));
     }
     if dob.is_some_and(|d| d.year() < 1900) {
-        errs.push(FieldError::at(index, dob_field, "must be after 1900-01-01"));
+        errs.push(FieldError::at(
+            index,
+            path("dob"),
+            "must be after 1900-01-01",
+        ));
     }
 }
 

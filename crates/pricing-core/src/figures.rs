@@ -204,11 +204,22 @@ pub fn figures(
     let service_annual = service_monthly.checked_mul(12)?;
     let joint_annual = joint_monthly.checked_mul(12)?;
 
+    // Exposure and allowance depend only on the household's size (or on the
+    // mix for an unknown household): compute each size once.
+    let mut by_size: Vec<Option<(i128, i128)>> = vec![None; 9];
     let mut exposure_e8 = 0i128;
     let mut allowance_e8 = 0i128;
     for h in &rated.households {
-        exposure_e8 += household_exposure_e8(rated, h, base, ver);
-        allowance_e8 += household_allowance_e8(rated, h, ver);
+        let size = h.known_people().map_or(0, |n| n.min(8));
+        let slot = by_size.get_mut(size).ok_or(Overflow)?;
+        let (e, a) = *slot.get_or_insert_with(|| {
+            (
+                household_exposure_e8(rated, h, base, ver),
+                household_allowance_e8(rated, h, ver),
+            )
+        });
+        exposure_e8 += e;
+        allowance_e8 += a;
     }
     let exposure = Cents::from_i128(div_round(exposure_e8, E8)?)?;
     let extra = Cents::new((exposure.get() - layer_annual.get()).max(0));

@@ -2,15 +2,13 @@
 //! employees grouped into households with rated people, stream keys, tiers,
 //! covered lives and the disclosed household mix for unknown households.
 
-use std::collections::{BTreeMap, HashMap};
-
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use time::Date;
 
 use crate::census::{CensusMember, CensusRules, Relationship, age_on, validate_member};
 use crate::error::PricingError;
-use crate::rate_card::{AreaIdx, GroupParams, Market, RateCard};
+use crate::rate_card::{GroupParams, Market, RateCard};
 
 /// Fixed-point scale of expected (mix-weighted) quantities: 1e-8, the
 /// product of two basis-point weights.
@@ -112,6 +110,53 @@ pub struct Person {
     pub charged: bool,
 }
 
+/// Most people in one household: the employee and six dependents.
+pub const MAX_PEOPLE: usize = 1 + crate::census::MAX_DEPENDENTS;
+
+/// The people of a known household, stored inline (no allocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct People {
+    len: u8,
+    items: [Person; MAX_PEOPLE],
+}
+
+impl People {
+    fn new(employee: Person) -> Self {
+        Self {
+            len: 1,
+            items: [employee; MAX_PEOPLE],
+        }
+    }
+
+    /// Adds a person; a validated census never exceeds [`MAX_PEOPLE`].
+    fn push(&mut self, p: Person) {
+        if let Some(slot) = self.items.get_mut(usize::from(self.len)) {
+            *slot = p;
+            self.len += 1;
+        }
+    }
+
+    /// The people as a slice, employee first.
+    #[must_use]
+    pub fn as_slice(&self) -> &[Person] {
+        self.items.get(..usize::from(self.len)).unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for People {
+    type Target = [Person];
+
+    fn deref(&self) -> &[Person] {
+        self.as_slice()
+    }
+}
+
+impl Serialize for People {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
+}
+
 /// The six modelled compositions of an unknown household, in the fixed
 /// order the engine sums them: EO, ES, EC with 1 child, EC with 2, family
 /// with 1 child, family with 2.
@@ -132,7 +177,7 @@ pub enum Shape {
         /// Tier from the dependents.
         tier: Tier,
         /// Employee first, then spouse, then other dependents by place.
-        people: Vec<Person>,
+        people: People,
     },
     /// `dependents` was absent: priced at the expected cost of the mix.
     Unknown {
@@ -141,30 +186,13 @@ pub enum Shape {
     },
 }
 
-impl Shape {
-    /// The people of composition `c` (index into [`COMPOSITIONS`]) of an
-    /// unknown household, or every person of a known one.
-    #[must_use]
-    pub fn composition_people(people: &[Person; 4], c: usize) -> Vec<Person> {
-        let [e, s, c1, c2] = *people;
-        match c {
-            0 => vec![e],
-            1 => vec![e, s],
-            2 => vec![e, c1],
-            3 => vec![e, c1, c2],
-            4 => vec![e, s, c1],
-            _ => vec![e, s, c1, c2],
-        }
-    }
-}
-
 /// One counted employee's household.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Household {
     /// Stream key of the household: `{key}#{occurrence}`.
     pub key: String,
-    /// The employee's `external_id`, when sent.
-    pub external_id: Option<String>,
+    /// Whether the key was built from the employee's `external_id`.
+    pub keyed_by_external_id: bool,
     /// Row index in the input census.
     pub row: usize,
     /// Index into [`RatedCensus::markets`].
@@ -174,6 +202,17 @@ pub struct Household {
 }
 
 impl Household {
+    /// The employee's `external_id` (the key without its `#n` suffix), when
+    /// the key was built from it.
+    #[must_use]
+    pub fn external_id(&self) -> Option<&str> {
+        if self.keyed_by_external_id {
+            self.key.rsplit_once('#').map(|(id, _)| id)
+        } else {
+            None
+        }
+    }
+
     /// People in the household (submitted), or `None` when unknown.
     #[must_use]
     pub fn known_people(&self) -> Option<usize> {
@@ -252,89 +291,91 @@ impl RatedCensus {
         if !details.is_empty() {
             return Err(PricingError::InvalidCensus(details));
         }
-        let keys = household_keys(members);
         let card = ctx.card;
         let mut excluded_contractors = 0;
         let mut excluded_terminated = 0;
-        let mut counted = Vec::new();
-        for (row, m) in members.iter().enumerate() {
+        for m in members {
             if m.is_counted() {
-                counted.push(row);
             } else if m.status == Some(crate::census::MemberStatus::Terminated) {
                 excluded_terminated += 1;
             } else {
                 excluded_contractors += 1;
             }
         }
-        if counted.is_empty() {
+        if excluded_contractors + excluded_terminated == members.len() {
             return Err(PricingError::CensusRequired);
         }
 
-        // Areas: each member's own, when the card prices it.
-        let mut markets_by_area: BTreeMap<AreaIdx, Option<Market>> = BTreeMap::new();
-        let mut area_of = |zip: &str| -> Option<AreaIdx> {
+        // Areas: each member's own, when the card prices it. `slots` maps a
+        // card area to its index in `markets` (or marks it unpriced).
+        const UNSEEN: usize = usize::MAX;
+        const UNPRICED: usize = usize::MAX - 1;
+        let mut slots = vec![UNSEEN; card.area_count()];
+        let mut markets: Vec<Market> = Vec::new();
+        let mut area_of = |zip: &str| -> Option<usize> {
             let area = card.area_for_zip(zip)?;
-            markets_by_area
-                .entry(area)
-                .or_insert_with(|| card.market(area, ctx.partner))
-                .is_some()
-                .then_some(area)
+            let slot = slots.get_mut(area.index())?;
+            if *slot == UNSEEN {
+                *slot = match card.market(area, ctx.partner) {
+                    Some(m) => {
+                        markets.push(m);
+                        markets.len() - 1
+                    }
+                    None => UNPRICED,
+                };
+            }
+            (*slot != UNPRICED).then_some(*slot)
         };
-        let member_areas: Vec<Option<AreaIdx>> = counted
-            .iter()
-            .map(|&row| members.get(row).and_then(|m| area_of(&m.zip)))
+        // Counted employees in canonical household-key order.
+        let rows: Vec<(String, usize, Option<usize>)> = keyed_rows(members)
+            .into_iter()
+            .filter_map(|(key, row)| {
+                let m = members.get(row).filter(|m| m.is_counted())?;
+                Some((key, row, area_of(&m.zip)))
+            })
             .collect();
-        let fallback_area = ctx.fallback_zip.and_then(&mut area_of);
-        let mut counts: BTreeMap<&str, (usize, AreaIdx)> = BTreeMap::new();
-        for a in member_areas.iter().flatten() {
-            counts.entry(card.area_id(*a)).or_insert((0, *a)).0 += 1;
+        let fallback = ctx.fallback_zip.and_then(&mut area_of);
+        let mut counts = vec![0usize; markets.len()];
+        for (_, _, a) in &rows {
+            if let Some(c) = a.and_then(|a| counts.get_mut(a)) {
+                *c += 1;
+            }
         }
         // Most counted employees; ties go to the smallest area id.
-        let primary = counts
-            .values()
-            .fold(None::<(usize, AreaIdx)>, |best, &(n, a)| match best {
-                Some((bn, _)) if bn >= n => best,
-                _ => Some((n, a)),
-            })
-            .map(|(_, a)| a)
-            .or(fallback_area)
+        let primary_market = counts
+            .iter()
+            .zip(&markets)
+            .enumerate()
+            .filter(|(_, (n, _))| **n > 0)
+            .min_by(|(_, (na, ma)), (_, (nb, mb))| nb.cmp(na).then(ma.area.cmp(&mb.area)))
+            .map(|(i, _)| i)
+            .or(fallback)
             .ok_or(PricingError::MarketUnavailable)?;
+        let primary_area = markets
+            .get(primary_market)
+            .and_then(|m| card.area_for_id(&m.area));
         let group = card
-            .group_params(Some(primary), ctx.partner)
+            .group_params(primary_area, ctx.partner)
             .map_err(|_| PricingError::MarketUnavailable)?;
 
         let mut assumptions = Vec::new();
-        let mut used: Vec<AreaIdx> = Vec::new();
-        let mut market_index = |a: AreaIdx| -> usize {
-            used.iter().position(|u| *u == a).unwrap_or_else(|| {
-                used.push(a);
-                used.len() - 1
-            })
-        };
-        let primary_market = market_index(primary);
-        let stand_in = fallback_area.unwrap_or(primary);
-        let mut households = Vec::with_capacity(counted.len());
+        let stand_in = fallback.unwrap_or(primary_market);
+        let mut households = Vec::with_capacity(rows.len());
         let mut stats = Stats::default();
-        for (&row, area) in counted.iter().zip(&member_areas) {
+        for (key, row, area) in rows {
             let Some(m) = members.get(row) else { continue };
-            let area = area.unwrap_or_else(|| {
+            let market = area.unwrap_or_else(|| {
                 stats.unmapped += 1;
                 stand_in
             });
-            let key = keys.get(row).cloned().unwrap_or_default();
             households.push(Household {
                 key,
-                external_id: m.external_id.clone(),
+                keyed_by_external_id: m.external_id.as_deref().is_some_and(|id| !id.is_empty()),
                 row,
-                market: market_index(area),
+                market,
                 shape: shape_of(m, ctx.plan_year_start, &group, &mut stats),
             });
         }
-        households.sort_by(|a, b| a.key.cmp(&b.key));
-        let markets: Vec<Market> = used
-            .iter()
-            .filter_map(|a| markets_by_area.get(a).cloned().flatten())
-            .collect();
 
         let mut known_tiers = [0u64; 4];
         let mut unknown = 0u64;
@@ -434,7 +475,7 @@ impl RatedCensus {
             assumptions.push(format!(
                 "{} whose ZIP has no priced rating area rated in area {}.",
                 people_word(stats.unmapped, "employee", "employees"),
-                card.area_id(stand_in)
+                markets.get(stand_in).map_or("", |m| m.area.as_str())
             ));
         }
 
@@ -607,7 +648,7 @@ fn shape_of(m: &CensusMember, start: Date, g: &GroupParams, stats: &mut Stats) -
             ],
         };
     };
-    let mut people = vec![employee];
+    let mut people = People::new(employee);
     let mut others: Vec<(u32, usize)> = Vec::new();
     let mut has_partner = false;
     for (i, d) in deps.iter().enumerate() {
@@ -662,36 +703,52 @@ fn shape_of(m: &CensusMember, start: Date, g: &GroupParams, stats: &mut Stats) -
 /// canonical JSON, so row order never matters.
 #[must_use]
 pub fn household_keys(members: &[CensusMember]) -> Vec<String> {
-    let base: Vec<String> = members.iter().map(base_key).collect();
-    let mut groups: HashMap<&str, Vec<usize>> = HashMap::with_capacity(members.len());
-    for (i, k) in base.iter().enumerate() {
-        groups.entry(k.as_str()).or_default().push(i);
-    }
     let mut out = vec![String::new(); members.len()];
-    for (k, rows) in groups {
-        if let [only] = rows.as_slice() {
-            if let Some(slot) = out.get_mut(*only) {
-                *slot = format!("{k}#0");
-            }
-            continue;
-        }
-        let mut ordered: Vec<(String, usize)> = rows
-            .iter()
-            .map(|&r| (members.get(r).map(canonical_json).unwrap_or_default(), r))
-            .collect();
-        ordered.sort();
-        for (n, (_, r)) in ordered.iter().enumerate() {
-            if let Some(slot) = out.get_mut(*r) {
-                *slot = format!("{k}#{n}");
-            }
+    for (key, row) in keyed_rows(members) {
+        if let Some(slot) = out.get_mut(row) {
+            *slot = key;
         }
     }
     out
 }
 
+/// Every row with its household key, in canonical order: by base key, then
+/// occurrence. One sort; no row order leaks into the result.
+fn keyed_rows(members: &[CensusMember]) -> Vec<(String, usize)> {
+    let mut rows: Vec<(String, usize)> = members.iter().map(base_key).zip(0..).collect();
+    rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut start = 0;
+    while start < rows.len() {
+        let base = rows.get(start).map(|r| r.0.clone()).unwrap_or_default();
+        let end = rows
+            .iter()
+            .skip(start)
+            .position(|r| r.0 != base)
+            .map_or(rows.len(), |n| start + n);
+        if let Some(group) = rows.get_mut(start..end) {
+            if group.len() > 1 {
+                group.sort_by_cached_key(|(_, row)| {
+                    (
+                        members.get(*row).map(canonical_json).unwrap_or_default(),
+                        *row,
+                    )
+                });
+            }
+            for (n, (key, _)) in group.iter_mut().enumerate() {
+                key.push('#');
+                key.push_str(&n.to_string());
+            }
+        }
+        start = end;
+    }
+    rows
+}
+
 fn base_key(m: &CensusMember) -> String {
     if let Some(id) = m.external_id.as_deref().filter(|s| !s.is_empty()) {
-        return id.to_owned();
+        let mut key = String::with_capacity(id.len() + 3);
+        key.push_str(id);
+        return key;
     }
     if let Some(email) = m.email.as_deref().filter(|s| !s.is_empty()) {
         return email.to_lowercase();

@@ -16,7 +16,7 @@ use crate::household::{COMPOSITIONS, CensusContext, E8, RatedCensus, Shape, Tier
 use crate::money::{Cents, div_round, div_round_cents, percent_of};
 use crate::plan::BasePlan;
 use crate::rate_card::{FundingBreakdown, PlanDesign, VersionId};
-use crate::rating::{CardRate, CensusCost, Rates, census_cost};
+use crate::rating::{CardRate, CensusCost, Rates, census_cost, census_monthly};
 use crate::simulate::{LayerPlan, Simulation, simulate};
 
 /// Options of a quote request.
@@ -302,9 +302,9 @@ pub fn price_quote(
     let (ver_caps, hsa) = version_caps(params, &g.irs);
     let base_cost = census_cost(rated, Rates::Card(CardRate::MarketBase))?
         .ok_or(PricingError::MarketUnavailable)?;
-    let bench_cost = census_cost(rated, Rates::Card(CardRate::Benchmark))?
+    let bench_monthly = census_monthly(rated, Rates::Card(CardRate::Benchmark))?
+        .map(Cents::new)
         .ok_or(PricingError::MarketUnavailable)?;
-    let bench_monthly = Cents::new(bench_cost.monthly);
     let fig = figures(
         rated,
         &base_cost,

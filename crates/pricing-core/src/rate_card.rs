@@ -285,14 +285,25 @@ impl Market {
     /// `round(rate21 × factor(age))`, half away from zero.
     #[must_use]
     pub fn rate(&self, rate21_cents: i64, age: u32) -> i64 {
-        let num = i128::from(rate21_cents) * i128::from(self.factor_milli(age));
-        i64::try_from((num + 500) / 1000).unwrap_or(i64::MAX)
+        // Card rates are positive (validated at load), so adding half the
+        // divisor rounds half away from zero.
+        rate21_cents
+            .checked_mul(i64::from(self.factor_milli(age)))
+            .map_or(i64::MAX, |num| (num + 500) / 1000)
     }
 }
 
 /// Index of a rating area in a [`RateCard`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AreaIdx(u16);
+
+impl AreaIdx {
+    /// Position in the card's sorted list of areas.
+    #[must_use]
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
 
 const NO_AREA: u16 = u16::MAX;
 
@@ -425,6 +436,19 @@ impl RateCard {
         self.areas
             .get(usize::from(area.0))
             .map_or("", String::as_str)
+    }
+
+    /// Number of rating areas the card names.
+    #[must_use]
+    pub fn area_count(&self) -> usize {
+        self.areas.len()
+    }
+
+    /// The area with id `id` (`CA-04`).
+    #[must_use]
+    pub fn area_for_id(&self, id: &str) -> Option<AreaIdx> {
+        let i = self.areas.binary_search_by(|a| a.as_str().cmp(id)).ok()?;
+        u16::try_from(i).ok().map(AreaIdx)
     }
 
     /// Number of ZIPs mapped exactly.

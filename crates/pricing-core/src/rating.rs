@@ -95,6 +95,22 @@ pub fn census_cost(rated: &RatedCensus, rates: Rates<'_>) -> Result<Option<Censu
     }))
 }
 
+/// The exact monthly total of every household, without keeping the
+/// per-household costs; `None` as for [`census_cost`].
+///
+/// # Errors
+/// [`Overflow`] when an amount does not fit.
+pub fn census_monthly(rated: &RatedCensus, rates: Rates<'_>) -> Result<Option<i64>, Overflow> {
+    let mut monthly = 0i64;
+    for h in &rated.households {
+        let Some(cost) = household_cost(rated, h, rates)? else {
+            return Ok(None);
+        };
+        monthly = monthly.checked_add(cost.cents).ok_or(Overflow)?;
+    }
+    Ok(Some(monthly))
+}
+
 fn people_of(c: usize) -> i64 {
     COMPOSITIONS.get(c).map_or(1, |&(tier, kids)| {
         let partner = i64::from(matches!(tier, Tier::EmployeeSpouse | Tier::Family));
@@ -141,20 +157,18 @@ pub fn household_cost(
                     .sum()
             };
             match &h.shape {
-                Shape::Known { people, .. } => from(charge(people), None, RateBasis::RateCard),
+                Shape::Known { people, .. } => {
+                    from(charge(people.as_slice()), None, RateBasis::RateCard)
+                }
                 Shape::Unknown { people } => {
-                    let comp: [i64; 6] =
-                        std::array::from_fn(|c| charge(&Shape::composition_people(people, c)));
+                    let [e, s, c1, c2] = people.map(|p| charge(&[p]));
+                    let comp = [e, e + s, e + c1, e + c1 + c2, e + s + c1, e + s + c1 + c2];
                     from(expected(comp)?, Some(comp), RateBasis::RateCard)
                 }
             }
         }
         Rates::Plan(plan) => {
-            if let Some(&rate) = h
-                .external_id
-                .as_ref()
-                .and_then(|id| plan.member_rates.get(id))
-            {
+            if let Some(&rate) = h.external_id().and_then(|id| plan.member_rates.get(id)) {
                 let comp = matches!(h.shape, Shape::Unknown { .. }).then_some([rate; 6]);
                 return from(rate, comp, RateBasis::MemberRates);
             }

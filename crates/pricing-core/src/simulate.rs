@@ -170,6 +170,35 @@ pub fn simulate(rated: &RatedCensus, plan: &LayerPlan) -> Simulation {
     }
 }
 
+/// Every simulated person's stream key and lognormal μ, in household order
+/// (four per unknown household: employee, modelled spouse, two modelled
+/// children). Benchmarks use it to measure the cost of the draws alone.
+#[must_use]
+pub fn person_streams(rated: &RatedCensus) -> Vec<(u64, f64)> {
+    let mut out = Vec::new();
+    for h in &rated.households {
+        match &h.shape {
+            Shape::Known { people, .. } => {
+                out.extend(
+                    people
+                        .iter()
+                        .map(|p| sim_person(rated, h, p))
+                        .map(|p| (p.key, p.mu)),
+                );
+            }
+            Shape::Unknown { people } => {
+                out.extend(
+                    people
+                        .iter()
+                        .map(|p| sim_person(rated, h, p))
+                        .map(|p| (p.key, p.mu)),
+                );
+            }
+        }
+    }
+    out
+}
+
 fn sim_person(rated: &RatedCensus, h: &Household, p: &crate::household::Person) -> SimPerson {
     let market = rated.market_of(h);
     let claims = &rated.group.claims;
