@@ -72,6 +72,27 @@ pub fn base_caps(b: &BasePlan) -> Caps {
     }
 }
 
+/// The version's caps as a member meets them on top of `base`: a layer only
+/// ever pays, so a member never pays more than the base plan alone would.
+/// Each cap is the smaller of the version's and the base plan's. This
+/// matters when the HSA raise lifts the version's per-member maximum in
+/// family coverage ($3,400) above a base plan's individual maximum.
+#[must_use]
+pub fn effective_caps(base: Caps, version: Caps) -> Caps {
+    Caps {
+        individual: version.individual.min(base.individual),
+        embedded: version.embedded.min(base.embedded),
+        family: version.family.min(base.family),
+    }
+}
+
+/// Whether the HSA raise of a version's per-member family-coverage maximum
+/// is capped by the base plan's individual maximum.
+#[must_use]
+pub fn raise_capped_by_base(base: Caps, version: Caps) -> bool {
+    version.embedded > base.embedded
+}
+
 /// Why a version cannot be built on a base plan, if it cannot.
 #[must_use]
 pub fn unavailable_reason(base: &BasePlan, v: &VersionParams) -> Option<String> {
@@ -236,17 +257,20 @@ pub fn figures(
         headroom_cents: benchmark_annual.checked_sub(modeled_total)?,
     };
 
-    let mut order: Vec<(i64, u32)> = sim
+    // Lower median by employer total; years with the same total (the pool
+    // stayed within the funding) are ordered by what the pool paid, then by
+    // year, so the median year's pool is the median pool among them.
+    let mut order: Vec<(i64, i64, u32)> = sim
         .pool_by_year
         .iter()
         .zip(0u32..)
-        .map(|(&pool, y)| ((pool - layer_annual.get()).max(0), y))
+        .map(|(&pool, y)| ((pool - layer_annual.get()).max(0), pool, y))
         .collect();
     order.sort_unstable();
-    let (extra_y, year) = order
+    let (extra_y, _, year) = order
         .get(order.len().saturating_sub(1) / 2)
         .copied()
-        .unwrap_or((0, 0));
+        .unwrap_or((0, 0, 0));
     let idx = usize::try_from(year).unwrap_or(0);
     let median_year = MedianYear {
         employer_total_cents: fixed.checked_add(Cents::new(extra_y))?,

@@ -654,21 +654,53 @@ pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
                 format!("at most {MAX_MEMBER_RATES} items"),
             ));
         }
-        let negative = [
-            p.deductible_individual_cents,
-            p.deductible_family_cents,
-            p.oop_max_individual_cents,
-            p.oop_max_family_cents,
-            p.pmpm_cents,
-        ]
-        .iter()
-        .flatten()
-        .any(|&v| v < 0);
-        if negative || p.coinsurance_pct.is_some_and(|c| c > 100) {
+        let amounts = [
+            ("deductible_individual_cents", p.deductible_individual_cents),
+            ("deductible_family_cents", p.deductible_family_cents),
+            ("oop_max_individual_cents", p.oop_max_individual_cents),
+            ("oop_max_family_cents", p.oop_max_family_cents),
+            ("pmpm_cents", p.pmpm_cents),
+            ("rx_deductible_cents", p.rx_deductible_cents),
+        ];
+        for (name, v) in amounts {
+            if v.is_some_and(|v| v < 0) {
+                errs.push(FieldError::at(
+                    i,
+                    format!("market_plans[{i}].{name}"),
+                    "must be a non-negative integer of cents",
+                ));
+            }
+        }
+        if let Some(r) = &p.monthly_rates_cents {
+            for (name, v) in [
+                ("employee_only", r.employee_only),
+                ("employee_spouse", r.employee_spouse),
+                ("employee_children", r.employee_children),
+                ("family", r.family),
+            ] {
+                if v < 0 {
+                    errs.push(FieldError::at(
+                        i,
+                        format!("market_plans[{i}].monthly_rates_cents.{name}"),
+                        "must be a non-negative integer of cents",
+                    ));
+                }
+            }
+        }
+        for (j, r) in p.member_rates_cents.iter().flatten().enumerate() {
+            if r.monthly_cents < 0 {
+                errs.push(FieldError::at(
+                    i,
+                    format!("market_plans[{i}].member_rates_cents[{j}].monthly_cents"),
+                    "must be a non-negative integer of cents",
+                ));
+            }
+        }
+        if p.coinsurance_pct.is_some_and(|c| c > 100) {
             errs.push(FieldError::at(
                 i,
-                format!("market_plans[{i}]"),
-                "amounts must be non-negative integers of cents and coinsurance 0 to 100",
+                format!("market_plans[{i}].coinsurance_pct"),
+                "must be 0 to 100",
             ));
         }
     }

@@ -10,7 +10,10 @@ use serde::Serialize;
 
 use crate::census::{CensusMember, CensusRules};
 use crate::error::{FieldError, PricingError};
-use crate::figures::{Figures, Hsa, base_caps, figures, unavailable_reason, version_caps};
+use crate::figures::{
+    Figures, Hsa, base_caps, effective_caps, figures, raise_capped_by_base, unavailable_reason,
+    version_caps,
+};
 use crate::household::{CensusContext, E8, RatedCensus, Shape, Tier};
 use crate::money::{Cents, div_round, div_round_cents, percent_of};
 use crate::plan::{
@@ -504,7 +507,20 @@ pub fn price_on_plan(
             versions.push(v);
             continue;
         }
-        let (caps, _) = version_caps(params, &g.irs);
+        let (published, _) = version_caps(params, &g.irs);
+        let caps = effective_caps(base_caps(&base), published);
+        if raise_capped_by_base(base_caps(&base), published) {
+            v.member_oop_max.embedded_individual_cents = Cents::new(caps.embedded);
+            v.member_oop_max.employee_plus_one_cents =
+                Cents::new(caps.family.min(2 * caps.embedded));
+            answer.assumptions.push(format!(
+                "{}: the base plan's individual maximum ({}) is below {}'s per-member maximum in family coverage ({}), so no member of a family pays more than the base plan's maximum.",
+                params.name,
+                Cents::new(base.oop_max_individual_cents),
+                params.name,
+                Cents::new(published.embedded),
+            ));
+        }
         let vsim = sim.versions.get(id.index()).ok_or(PricingError::Overflow)?;
         let fig = figures(
             &rated,
@@ -809,6 +825,11 @@ fn priced_version(
     }
     if base_cost.member_rate_fallbacks > 0 {
         fit_flags.push("member_rates_partial".to_owned());
+    }
+    if base.oop_max_individual_cents < rated.group.irs.min_deductible_family_cents {
+        // In family coverage the base plan pays in full for one member
+        // before the IRS family minimum deductible: check its HSA status.
+        fit_flags.push("base_individual_max_below_family_minimum_deductible".to_owned());
     }
     if rated.unknown_households > 0 {
         fit_flags.push("household_mix_assumed".to_owned());

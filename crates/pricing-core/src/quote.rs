@@ -11,7 +11,7 @@ use time::Date;
 
 use crate::census::CensusMember;
 use crate::error::PricingError;
-use crate::figures::{Figures, Hsa, base_caps, figures, version_caps};
+use crate::figures::{Figures, Hsa, base_caps, effective_caps, figures, version_caps};
 use crate::household::{COMPOSITIONS, CensusContext, E8, RatedCensus, Shape, Tier};
 use crate::money::{Cents, div_round, div_round_cents, percent_of};
 use crate::plan::BasePlan;
@@ -237,15 +237,16 @@ pub fn card_base_plan(d: &PlanDesign) -> BasePlan {
 #[must_use]
 pub fn layer_plan(rated: &RatedCensus, base: &BasePlan) -> LayerPlan {
     let irs = &rated.group.irs;
+    let base_caps = base_caps(base);
     LayerPlan {
         deductible: base.deductible_individual_cents,
         coinsurance_pct: base.coinsurance_pct,
-        base: base_caps(base),
+        base: base_caps,
         versions: rated
             .group
             .versions
             .clone()
-            .map(|v| version_caps(&v, irs).0),
+            .map(|v| effective_caps(base_caps, version_caps(&v, irs).0)),
     }
 }
 
@@ -310,7 +311,7 @@ pub fn price_quote(
         &base_cost,
         vsim,
         sim.years,
-        (crate::figures::base_caps(&base), ver_caps),
+        (base_caps(&base), effective_caps(base_caps(&base), ver_caps)),
         params,
         bench_monthly.checked_mul(12)?,
     )?;
