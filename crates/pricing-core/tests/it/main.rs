@@ -1,0 +1,9 @@
+//! Integration tests of `pricing-core`: the invariants of the pricing model
+//! (section 9 of `pricing-model.md`) as property tests, the determinism of
+//! the engine (sections 1 and 5), and the worked example of
+//! `docs/pricing.md` reproduced to the cent.
+
+mod determinism;
+mod invariants;
+mod support;
+mod worked_example;
