@@ -65,7 +65,9 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
     let card = RateCard::builtin_2026()?;
     let census: CensusFile = read_json(&args.census, "census")?;
     let start = match &args.plan_year_start {
-        Some(text) => pricing_core::census::date_opt::parse(text).map_err(anyhow::Error::msg)?,
+        Some(text) => pricing_core::census::date_opt::parse(text)
+            .map_err(anyhow::Error::msg)
+            .context("--plan-year-start")?,
         None => Date::from_calendar_date(card.plan_year(), time::Month::January, 1)?,
     };
     let rules = CensusRules {

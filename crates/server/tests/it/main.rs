@@ -1,0 +1,10 @@
+//! Integration tests of the `partner-api` binary: each test runs the real
+//! executable with `std::process::Command` on JSON files and checks its exit
+//! code, its one-line errors and the invariants of the JSON it prints.
+
+mod common;
+mod errors;
+mod price_on_plan;
+mod quote;
+mod scale;
+mod serve;
