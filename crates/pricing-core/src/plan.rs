@@ -36,6 +36,24 @@ pub struct TierRates {
 }
 
 impl TierRates {
+    /// An error for every negative rate, with `prefix.<tier>` paths.
+    fn negative_fields(&self, prefix: &str, index: Option<usize>) -> Vec<FieldError> {
+        [
+            ("employee_only", self.employee_only),
+            ("employee_spouse", self.employee_spouse),
+            ("employee_children", self.employee_children),
+            ("family", self.family),
+        ]
+        .into_iter()
+        .filter(|(_, v)| *v < 0)
+        .map(|(name, _)| FieldError {
+            field: format!("{prefix}.{name}"),
+            message: "must be a non-negative integer of cents".to_owned(),
+            index,
+        })
+        .collect()
+    }
+
     /// The rate of a tier.
     #[must_use]
     pub fn get(&self, tier: Tier) -> i64 {
@@ -519,19 +537,7 @@ pub fn validate_partner_plan(
         ));
     }
     if let Some(r) = &plan.monthly_rates_cents {
-        for (name, v) in [
-            ("employee_only", r.employee_only),
-            ("employee_spouse", r.employee_spouse),
-            ("employee_children", r.employee_children),
-            ("family", r.family),
-        ] {
-            if v < 0 {
-                errs.push(FieldError::new(
-                    format!("plan.monthly_rates_cents.{name}"),
-                    "must be a non-negative integer of cents",
-                ));
-            }
-        }
+        errs.extend(r.negative_fields("plan.monthly_rates_cents", None));
     }
     if let Some(rates) = &plan.member_rates_cents {
         if rates.len() > MAX_MEMBER_RATES {
@@ -672,20 +678,8 @@ pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
             }
         }
         if let Some(r) = &p.monthly_rates_cents {
-            for (name, v) in [
-                ("employee_only", r.employee_only),
-                ("employee_spouse", r.employee_spouse),
-                ("employee_children", r.employee_children),
-                ("family", r.family),
-            ] {
-                if v < 0 {
-                    errs.push(FieldError::at(
-                        i,
-                        format!("market_plans[{i}].monthly_rates_cents.{name}"),
-                        "must be a non-negative integer of cents",
-                    ));
-                }
-            }
+            let prefix = format!("market_plans[{i}].monthly_rates_cents");
+            errs.extend(r.negative_fields(&prefix, Some(i)));
         }
         for (j, r) in p.member_rates_cents.iter().flatten().enumerate() {
             if r.monthly_cents < 0 {
