@@ -735,6 +735,11 @@ fn validate_group(p: &GroupParams) -> Result<(), RateCardError> {
         if vi <= 0 || vi >= base.oop_max_individual_cents || vf >= base.oop_max_family_cents {
             return fail("every version's member maxima must be below the default base plan's");
         }
+        if base.oop_max_family_cents - base.oop_max_individual_cents < vf - vi {
+            return fail(
+                "the default base plan's family maximum is too close to its individual maximum for a version",
+            );
+        }
         if vf < vi || vf > 2 * vi {
             return fail(
                 "a version's family maximum must be between its individual maximum and twice it",
@@ -926,6 +931,11 @@ versions = { value = { admin_pmpm_cents = 1000 } }
             "expected_claims_pct = 78",
             "expected_claims_pct = 77",
             "sum to 100",
+        );
+        rejects(
+            "oop_max_family_cents = 1500000",
+            "oop_max_family_cents = 760000",
+            "too close",
         );
         rejects(
             "[layers.\"area:CA-04\"]",
