@@ -1,10 +1,22 @@
 //! Domain layer of the Partner Benefits Pricing and Enrollment API.
 //!
-//! This crate will hold the entities (partner, API key, group, census member,
-//! quote, enrollment, election, webhook endpoint, event), their state machines,
-//! the validation rules of the specification and the use-case services, together
-//! with the port traits (storage, notifier, clock, ids) that adapters implement.
+//! This crate holds the rules that do not depend on storage or transport:
+//! typed identifiers, modes, API keys, partners and their capabilities, and
+//! the state machines of groups, provisioned companies and quotes, with the
+//! validation rules of the specification and the contract.
 //!
-//! It is intentionally empty in this release: the pricing engine
-//! (`pricing-core`) is the first capability; the domain layer arrives with the
-//! persistence work and nothing here pretends to work before then.
+//! Still to come (with the persistence work): the remaining entities
+//! (census members, enrollments, elections, webhook endpoints, events,
+//! idempotency records, rate-limit windows, jobs), the port traits
+//! (storage with transactions, outbox, clock, ids) and the use-case services.
+
+pub mod api_key;
+pub mod error;
+pub mod group;
+pub mod ids;
+pub mod mode;
+pub mod partner;
+pub mod quote;
+
+pub use error::{DomainError, FieldError};
+pub use mode::Mode;

@@ -1,0 +1,90 @@
+//! Quote status and its transitions (specification, States and
+//! transitions): an `in_review` quote is finalized by underwriting; a
+//! price-on-plan quote leaves `pricing` for `ready` or `unavailable`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::DomainError;
+
+/// Quote status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuoteStatus {
+    /// Usable for an enrollment.
+    Ready,
+    /// Above the in-review threshold; underwriting finalizes it.
+    InReview,
+    /// Price-on-plan: nothing could be built on the plan.
+    Unavailable,
+    /// Price-on-plan: still pricing.
+    Pricing,
+}
+
+impl QuoteStatus {
+    /// Wire value.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Ready => "ready",
+            Self::InReview => "in_review",
+            Self::Unavailable => "unavailable",
+            Self::Pricing => "pricing",
+        }
+    }
+
+    /// Underwriting finalizes an `in_review` quote (then `quote.finalized`
+    /// is sent).
+    ///
+    /// # Errors
+    /// [`DomainError::Transition`] from any other status.
+    pub fn finalize(self) -> Result<Self, DomainError> {
+        match self {
+            Self::InReview => Ok(Self::Ready),
+            other => Err(DomainError::Transition {
+                from: other.as_str(),
+                to: Self::Ready.as_str(),
+            }),
+        }
+    }
+
+    /// Price-on-plan pricing finished with `outcome` (`ready`, `in_review`
+    /// or `unavailable`).
+    ///
+    /// # Errors
+    /// [`DomainError::Transition`] unless the quote is `pricing` and the
+    /// outcome is a finished status.
+    pub fn finish_pricing(self, outcome: Self) -> Result<Self, DomainError> {
+        match (self, outcome) {
+            (Self::Pricing, Self::Ready | Self::InReview | Self::Unavailable) => Ok(outcome),
+            (from, to) => Err(DomainError::Transition {
+                from: from.as_str(),
+                to: to.as_str(),
+            }),
+        }
+    }
+
+    /// Whether an enrollment may use the quote (it must also be unexpired
+    /// and current); an `in_review` quote is a 409 `conflict`.
+    #[must_use]
+    pub fn enrollable(self) -> bool {
+        self == Self::Ready
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::QuoteStatus::*;
+
+    #[test]
+    fn transitions_table() {
+        assert_eq!(InReview.finalize(), Ok(Ready));
+        for s in [Ready, Unavailable, Pricing] {
+            assert!(s.finalize().is_err(), "{s:?}");
+        }
+        assert_eq!(Pricing.finish_pricing(Ready), Ok(Ready));
+        assert_eq!(Pricing.finish_pricing(Unavailable), Ok(Unavailable));
+        assert!(Pricing.finish_pricing(Pricing).is_err());
+        assert!(Ready.finish_pricing(Ready).is_err());
+        assert!(Ready.enrollable() && !InReview.enrollable());
+    }
+}
