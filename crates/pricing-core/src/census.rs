@@ -229,8 +229,19 @@ pub fn validate_member(
                 format!("at most {MAX_DEPENDENTS} dependents"),
             ));
         }
+        let mut partner_seen = false;
         for (j, d) in deps.iter().enumerate() {
             let path = |name: &str| format!("{prefix}[{index}].dependents[{j}].{name}");
+            if d.relationship.is_partner() {
+                if partner_seen {
+                    errs.push(FieldError::at(
+                        index,
+                        path("relationship"),
+                        "at most one spouse or domestic partner per employee",
+                    ));
+                }
+                partner_seen = true;
+            }
             // A dependent may omit both for non-broker callers (defaulted and
             // reported); a broker's dependent needs `dob`.
             if rules.require_dob || d.dob.is_some() || d.age.is_some() {

@@ -59,6 +59,10 @@ pub enum PricingError {
     /// not HSA-eligible, a required field missing).
     #[error("invalid plan: {}", summarize(.0))]
     InvalidPlan(Vec<FieldError>),
+    /// The rate card cannot price this group (an override breaks a card
+    /// rule); a service-side failure, not the caller's.
+    #[error("the rate card cannot price this group: {0}")]
+    RateCard(String),
     /// An amount overflowed.
     #[error("amount overflowed")]
     Overflow,

@@ -2,6 +2,8 @@
 //! employees grouped into households with rated people, stream keys, tiers,
 //! covered lives and the disclosed household mix for unknown households.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use time::Date;
@@ -283,12 +285,14 @@ impl RatedCensus {
     /// [`PricingError::CensusRequired`] without a counted employee, and
     /// [`PricingError::MarketUnavailable`] when no ZIP has a priced market.
     pub fn build(members: &[CensusMember], ctx: CensusContext<'_>) -> Result<Self, PricingError> {
-        let details: Vec<_> = members
+        let mut details: Vec<_> = members
             .iter()
             .enumerate()
             .flat_map(|(i, m)| validate_member("census", i, m, ctx.rules))
             .collect();
+        details.extend(census_wide_errors(members, ctx.plan_year_start));
         if !details.is_empty() {
+            details.sort_by_key(|d| d.index);
             return Err(PricingError::InvalidCensus(details));
         }
         let card = ctx.card;
@@ -356,7 +360,7 @@ impl RatedCensus {
             .and_then(|m| card.area_for_id(&m.area));
         let group = card
             .group_params(primary_area, ctx.partner)
-            .map_err(|_| PricingError::MarketUnavailable)?;
+            .map_err(|e| PricingError::RateCard(e.to_string()))?;
 
         let mut assumptions = Vec::new();
         let stand_in = fallback.unwrap_or(primary_market);
@@ -551,6 +555,47 @@ fn children_per_household(two_bp: u32) -> String {
     // 1 + share of two-child households, e.g. 1.8.
     let tenths = 10 + (two_bp + 500) / 1000;
     format!("{}.{}", tenths / 10, tenths % 10)
+}
+
+/// Rules across rows: a repeated `external_id` or email (case-insensitive)
+/// is an error on the later row, and an employee born after the plan-year
+/// start cannot be priced.
+fn census_wide_errors(members: &[CensusMember], start: Date) -> Vec<crate::error::FieldError> {
+    use crate::error::FieldError;
+    let mut errs = Vec::new();
+    let mut ids: HashMap<&str, usize> = HashMap::with_capacity(members.len());
+    let mut emails: HashMap<String, usize> = HashMap::new();
+    for (i, m) in members.iter().enumerate() {
+        if let Some(id) = m.external_id.as_deref()
+            && let Some(first) = ids.insert(id, i)
+        {
+            errs.push(FieldError::at(
+                i,
+                format!("census[{i}].external_id"),
+                format!("duplicates row {first}"),
+            ));
+        }
+        if let Some(email) = m.email.as_deref()
+            && let Some(first) = emails.insert(email.to_lowercase(), i)
+        {
+            errs.push(FieldError::at(
+                i,
+                format!("census[{i}].email"),
+                format!("duplicates row {first}"),
+            ));
+        }
+        if m.dob.is_some_and(|d| d > start) {
+            errs.push(FieldError::at(
+                i,
+                format!("census[{i}].dob"),
+                format!(
+                    "is after the plan-year start ({})",
+                    crate::census::date_opt::format(start)
+                ),
+            ));
+        }
+    }
+    errs
 }
 
 /// Composition weights × 1e8 in [`COMPOSITIONS`] order.
@@ -772,7 +817,7 @@ fn base_key(m: &CensusMember) -> String {
     if let Some(map) = value.as_object_mut() {
         map.remove("zip");
     }
-    hex(&Sha256::digest(value.to_string().as_bytes()))
+    hex(&Sha256::digest(canonical(&value).as_bytes()))
 }
 
 /// Canonical JSON of a record: snake_case keys, absent fields omitted, keys
@@ -780,8 +825,29 @@ fn base_key(m: &CensusMember) -> String {
 #[must_use]
 pub fn canonical_json(m: &CensusMember) -> String {
     serde_json::to_value(m)
-        .map(|v| v.to_string())
+        .map(|v| canonical(&v))
         .unwrap_or_default()
+}
+
+/// Serializes a JSON value with object keys sorted explicitly, so the
+/// result does not depend on how `serde_json` orders maps.
+fn canonical(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let body: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", serde_json::Value::from(k.as_str()), canonical(v)))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        }
+        serde_json::Value::Array(items) => {
+            let body: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", body.join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -955,6 +1021,25 @@ mod tests {
         let mut older = anon.clone();
         older.dob = Some(date!(1950 - 01 - 01));
         assert_eq!(household_keys(&[older])[0], household_keys(&[anon])[0]);
+    }
+
+    #[test]
+    fn anonymous_keys_hash_the_sorted_canonical_json() {
+        let mut m = member("x", None);
+        m.external_id = None;
+        m.first_name = Some("Ada".to_owned());
+        m.last_name = Some("Lovelace".to_owned());
+        m.employment_type = Some(EmploymentType::FullTime);
+        // Pinned: SHA-256 of
+        // {"employment_type":"full_time","first_name":"Ada","last_name":"Lovelace"}
+        let text = r#"{"employment_type":"full_time","first_name":"Ada","last_name":"Lovelace"}"#;
+        let expect = format!("{}#0", hex(&Sha256::digest(text.as_bytes())));
+        assert_eq!(household_keys(&[m])[0], expect);
+        assert_eq!(
+            &expect[..16],
+            "419c69061c5fe2f8",
+            "the pinned digest of the canonical text above"
+        );
     }
 
     #[test]

@@ -15,6 +15,12 @@ use crate::rate_card::IrsLimits;
 pub const MAX_MEMBER_RATES: usize = 10_000;
 /// At most this many market plans.
 pub const MAX_MARKET_PLANS: usize = 500;
+/// The largest amount a plan may state: $1 billion. Every amount the engine
+/// derives from plan inputs (twice a maximum, a rate times seven people)
+/// then stays far inside `i64`.
+pub const MAX_PLAN_CENTS: i64 = 100_000_000_000;
+/// The message for an amount outside `0..=MAX_PLAN_CENTS`.
+pub const CENTS_RANGE: &str = "must be an integer of cents from 0 to 100000000000";
 /// Coinsurance assumed when a plan does not say, whole percent.
 pub const DEFAULT_COINSURANCE_PCT: u32 = 20;
 
@@ -45,10 +51,10 @@ impl TierRates {
             ("family", self.family),
         ]
         .into_iter()
-        .filter(|(_, v)| *v < 0)
+        .filter(|(_, v)| !(0..=MAX_PLAN_CENTS).contains(v))
         .map(|(name, _)| FieldError {
             field: format!("{prefix}.{name}"),
-            message: "must be a non-negative integer of cents".to_owned(),
+            message: CENTS_RANGE.to_owned(),
             index,
         })
         .collect()
@@ -503,11 +509,8 @@ pub fn validate_partner_plan(
                 errs.push(FieldError::new(f(name), "is required"));
                 None
             }
-            Some(x) if x < 0 => {
-                errs.push(FieldError::new(
-                    f(name),
-                    "must be a non-negative integer of cents",
-                ));
+            Some(x) if !(0..=MAX_PLAN_CENTS).contains(&x) => {
+                errs.push(FieldError::new(f(name), CENTS_RANGE));
                 None
             }
             other => other,
@@ -561,11 +564,11 @@ pub fn validate_partner_plan(
                     format!("duplicates item {first}"),
                 ));
             }
-            if r.monthly_cents < 0 {
+            if !(0..=MAX_PLAN_CENTS).contains(&r.monthly_cents) {
                 errs.push(FieldError::at(
                     i,
                     format!("plan.member_rates_cents[{i}].monthly_cents"),
-                    "must be a non-negative integer of cents",
+                    CENTS_RANGE,
                 ));
             }
         }
@@ -588,7 +591,12 @@ pub fn validate_partner_plan(
         2 * oop_i
     });
     if let Some(problem) = irs_problem(oop_i, oop_f, irs) {
-        errs.push(FieldError::new(f("oop_max_individual_cents"), problem));
+        let field = if oop_f >= oop_i && oop_i > irs.max_oop_self_cents {
+            "oop_max_individual_cents"
+        } else {
+            "oop_max_family_cents"
+        };
+        errs.push(FieldError::new(f(field), problem));
     }
     if ded_i > oop_i {
         errs.push(FieldError::new(
@@ -669,11 +677,11 @@ pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
             ("rx_deductible_cents", p.rx_deductible_cents),
         ];
         for (name, v) in amounts {
-            if v.is_some_and(|v| v < 0) {
+            if v.is_some_and(|v| !(0..=MAX_PLAN_CENTS).contains(&v)) {
                 errs.push(FieldError::at(
                     i,
                     format!("market_plans[{i}].{name}"),
-                    "must be a non-negative integer of cents",
+                    CENTS_RANGE,
                 ));
             }
         }
@@ -682,11 +690,11 @@ pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
             errs.extend(r.negative_fields(&prefix, Some(i)));
         }
         for (j, r) in p.member_rates_cents.iter().flatten().enumerate() {
-            if r.monthly_cents < 0 {
+            if !(0..=MAX_PLAN_CENTS).contains(&r.monthly_cents) {
                 errs.push(FieldError::at(
                     i,
                     format!("market_plans[{i}].member_rates_cents[{j}].monthly_cents"),
-                    "must be a non-negative integer of cents",
+                    CENTS_RANGE,
                 ));
             }
         }
@@ -803,29 +811,51 @@ pub fn classify(plans: &[MarketPlan], irs: &IrsLimits) -> Classified {
     out
 }
 
-/// A market base candidate as a [`BasePlan`].
+/// A market base candidate as a [`BasePlan`], with a sentence for every
+/// default applied.
 #[must_use]
-pub fn market_base_plan(p: &MarketPlan) -> BasePlan {
+pub fn market_base_plan(p: &MarketPlan) -> (BasePlan, Vec<String>) {
+    let mut assumptions = Vec::new();
+    let name = p
+        .plan_name
+        .clone()
+        .unwrap_or_else(|| "Market HSA plan".to_owned());
     let ded_i = p.deductible_individual_cents.unwrap_or(0);
     let oop_i = p.oop_max_individual_cents.unwrap_or(0);
-    BasePlan {
+    let ded_f = p.deductible_family_cents.unwrap_or_else(|| {
+        assumptions.push(format!(
+            "{name}: family deductible assumed at twice the individual deductible."
+        ));
+        2 * ded_i
+    });
+    let oop_f = p.oop_max_family_cents.unwrap_or_else(|| {
+        assumptions.push(format!(
+            "{name}: family out-of-pocket maximum assumed at twice the individual maximum."
+        ));
+        2 * oop_i
+    });
+    let coinsurance_pct = p.coinsurance_pct.unwrap_or_else(|| {
+        assumptions.push(format!(
+            "{name}: member coinsurance after the deductible assumed at {DEFAULT_COINSURANCE_PCT}%."
+        ));
+        DEFAULT_COINSURANCE_PCT
+    });
+    let base = BasePlan {
         carrier: p
             .carrier
             .clone()
             .unwrap_or_else(|| "Market plan".to_owned()),
-        plan_name: p
-            .plan_name
-            .clone()
-            .unwrap_or_else(|| "Market HSA plan".to_owned()),
+        plan_name: name,
         plan_type: p.plan_type.clone().unwrap_or_default().to_uppercase(),
         network: p.network.clone().unwrap_or_default(),
         funding_type: p.funding_type.clone(),
         deductible_individual_cents: ded_i,
-        deductible_family_cents: p.deductible_family_cents.unwrap_or(2 * ded_i),
+        deductible_family_cents: ded_f,
         oop_max_individual_cents: oop_i,
-        oop_max_family_cents: p.oop_max_family_cents.unwrap_or(2 * oop_i),
-        coinsurance_pct: p.coinsurance_pct.unwrap_or(DEFAULT_COINSURANCE_PCT),
-    }
+        oop_max_family_cents: oop_f,
+        coinsurance_pct,
+    };
+    (base, assumptions)
 }
 
 #[cfg(test)]
@@ -877,7 +907,15 @@ mod tests {
         );
         assert_eq!(
             fields(&GOOD.replace("}", ",\"oop_max_family_cents\":700000}")),
-            ["plan.oop_max_individual_cents"]
+            ["plan.oop_max_family_cents"]
+        );
+        assert_eq!(
+            fields(&GOOD.replace("}", ",\"oop_max_family_cents\":1800000}")),
+            ["plan.oop_max_family_cents"]
+        );
+        assert_eq!(
+            fields(&GOOD.replace("55000", "100000000001")),
+            ["plan.pmpm_cents"]
         );
         assert_eq!(
             fields(r#"{"hsa_eligible":true,"pmpm_cents":1}"#),

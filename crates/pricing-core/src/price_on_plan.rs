@@ -318,7 +318,7 @@ pub fn price_on_plan(
     let irs_default = ctx
         .card
         .group_params(None, ctx.partner)
-        .map_err(|_| PricingError::MarketUnavailable)?
+        .map_err(|e| PricingError::RateCard(e.to_string()))?
         .irs;
     let mut plan_errors = validate_market_plans(&req.market_plans);
     let explicit = match &req.plan {
@@ -403,12 +403,13 @@ pub fn price_on_plan(
             assumptions.append(&mut plan_assumptions);
             (Some(base), Some(rates), PlanSource::PartnerPlan, None)
         }
-        None => match choose_market_base(&rated, &req.market_plans, &classified.base_candidates)? {
-            Some((i, base, rates)) => {
+        None => match choose_market_base(&rated, &req.market_plans, &mut classified)? {
+            Some((i, base, rates, mut defaults)) => {
                 assumptions.push(format!(
                     "Base plan chosen among the market plans: {} {} (index {i}), the lowest-cost HSA-eligible plan the versions can be built on.",
                     base.carrier, base.plan_name
                 ));
+                assumptions.append(&mut defaults);
                 (Some(base), Some(rates), PlanSource::MarketPlans, Some(i))
             }
             None => (None, None, PlanSource::MarketPlans, None),
@@ -465,6 +466,22 @@ pub fn price_on_plan(
             "some employees have no member rate and no fallback rate",
         )])
     })?;
+    let counted_ids: std::collections::HashSet<&str> = rated
+        .households
+        .iter()
+        .filter_map(|h| h.external_id())
+        .collect();
+    let unmatched = rates
+        .member_rates
+        .keys()
+        .filter(|id| !counted_ids.contains(id.as_str()))
+        .count();
+    if unmatched > 0 {
+        answer.assumptions.push(format!(
+            "{} in member_rates_cents not used: no counted employee has that external_id.",
+            count_word(u64::try_from(unmatched).unwrap_or(0), "rate", "rates")
+        ));
+    }
     if base_cost.member_rate_fallbacks > 0 {
         answer.assumptions.push(format!(
             "{} without a member rate priced on the plan's fallback rate.",
@@ -642,17 +659,21 @@ fn choose_benchmark(
     })
 }
 
-type MarketBase = (usize, BasePlan, PlanRates);
+type MarketBase = (usize, BasePlan, PlanRates, Vec<String>);
 
+/// The market base candidate on which the most versions are available, then
+/// the cheapest for the census. Candidates that cannot serve are moved to
+/// the ignored plans with the reason.
 fn choose_market_base(
     rated: &RatedCensus,
     plans: &[MarketPlan],
-    candidates: &[usize],
+    classified: &mut Classified,
 ) -> Result<Option<MarketBase>, PricingError> {
-    let mut best: Option<(usize, i64, usize, BasePlan, PlanRates)> = None;
-    for &i in candidates {
+    let mut best: Option<(i64, usize, MarketBase)> = None;
+    let mut dropped = Vec::new();
+    for &i in &classified.base_candidates {
         let Some(p) = plans.get(i) else { continue };
-        let base = market_base_plan(p);
+        let (base, assumptions) = market_base_plan(p);
         let available = rated
             .group
             .versions
@@ -660,23 +681,40 @@ fn choose_market_base(
             .filter(|v| unavailable_reason(&base, v).is_none())
             .count();
         if available == 0 {
+            dropped.push((i, "no version can be built on it: its out-of-pocket maximum is at or below the versions', or its family maximum is too close to its individual one"));
             continue;
         }
         let rates = market_rates(p);
         let Some(cost) = census_cost(rated, Rates::Plan(&rates))? else {
+            dropped.push((
+                i,
+                "its member rates do not cover every employee and it has no fallback rate",
+            ));
             continue;
         };
         let better = match &best {
             None => true,
-            Some((_, c, a, _, _)) => {
+            Some((c, a, _)) => {
                 (std::cmp::Reverse(available), cost.monthly) < (std::cmp::Reverse(*a), *c)
             }
         };
         if better {
-            best = Some((i, cost.monthly, available, base, rates));
+            best = Some((cost.monthly, available, (i, base, rates, assumptions)));
         }
     }
-    Ok(best.map(|(i, _, _, b, r)| (i, b, r)))
+    for (i, reason) in dropped {
+        classified.base_candidates.retain(|&x| x != i);
+        if !classified.benchmark_candidates.contains(&i) {
+            classified.ignored.push(IgnoredPlan {
+                index: i,
+                reason: format!("HSA-eligible, but {reason}"),
+                carrier: plans.get(i).and_then(|p| p.carrier.clone()),
+                plan_name: plans.get(i).and_then(|p| p.plan_name.clone()),
+            });
+        }
+    }
+    classified.ignored.sort_by_key(|p| p.index);
+    Ok(best.map(|(_, _, chosen)| chosen))
 }
 
 fn unpriced_version(rated: &RatedCensus, id: VersionId, reason: Option<String>) -> VersionResult {
@@ -722,7 +760,9 @@ fn priced_version(
 ) -> Result<PricedVersion, PricingError> {
     let joint_annual = fig.joint_annual_cents.get();
     let savings = bench.annual_cents.checked_sub(fig.joint_annual_cents)?;
-    let lower_by = |b: Option<i64>, vv: Cents| b.map(|b| Cents::new(b - vv.get()));
+    // "Lower by" is never negative (invariant 9): 0 when the version's
+    // maximum is not lower than the benchmark's.
+    let lower_by = |b: Option<i64>, vv: Cents| b.map(|b| Cents::new((b - vv.get()).max(0)));
     let comparison = Comparison {
         annual_savings_cents: savings,
         savings_pct: percent_of(savings.get(), bench.annual_cents.get())?,
@@ -892,4 +932,93 @@ fn priced_version(
         broker_row,
         member_experience,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use time::macros::date;
+
+    use super::*;
+    use crate::rate_card::tests::card;
+
+    fn request(market: &str, plan: Option<&str>) -> PriceOnPlanRequest {
+        PriceOnPlanRequest {
+            census: vec![
+                CensusMember::new("E1", date!(1980 - 01 - 01), "94103"),
+                CensusMember::new("E2", date!(1990 - 01 - 01), "94110"),
+            ],
+            plan: plan.map(|p| serde_json::from_str(p).unwrap()),
+            market_plans: serde_json::from_str(market).unwrap(),
+            company_zip: None,
+        }
+    }
+
+    fn price(req: &PriceOnPlanRequest) -> PriceOnPlan {
+        let c = card();
+        let ctx = PricingContext {
+            card: &c,
+            plan_year_start: date!(2026 - 01 - 01),
+            partner: None,
+            rules: CensusRules { require_dob: true },
+        };
+        price_on_plan(req, ctx).unwrap()
+    }
+
+    #[test]
+    fn a_market_base_reports_its_defaults_and_unusable_candidates_are_ignored_with_a_reason() {
+        let market = r#"[
+            {"metalTier":"Bronze","planType":"PPO","hsaEligible":true,"planName":"Low cap",
+             "deductibleIndividualCents":170000,"oopMaxIndividualCents":170000,"pmpmCents":30000},
+            {"metalTier":"Bronze","planType":"PPO","hsaEligible":true,"planName":"Good",
+             "deductibleIndividualCents":340000,"oopMaxIndividualCents":750000,"pmpmCents":40000}
+        ]"#;
+        let answer = price(&request(market, None));
+        assert_eq!(answer.base_plan.as_ref().unwrap().market_index, Some(1));
+        assert_eq!(answer.used_plans.base_candidates, 1);
+        assert_eq!(answer.ignored_plans.len(), 1);
+        assert_eq!(answer.ignored_plans[0].index, 0);
+        assert!(
+            answer.ignored_plans[0]
+                .reason
+                .contains("no version can be built on it")
+        );
+        for default in ["family deductible", "family out-of-pocket", "coinsurance"] {
+            assert!(
+                answer
+                    .assumptions
+                    .iter()
+                    .any(|a| a.starts_with("Good:") && a.contains(default)),
+                "{default} not reported"
+            );
+        }
+    }
+
+    #[test]
+    fn lower_by_is_never_negative_and_unmatched_member_rates_are_reported() {
+        let plan = r#"{"plan_type":"PPO","hsa_eligible":true,"deductible_individual_cents":340000,
+            "oop_max_individual_cents":750000,"pmpm_cents":50000,
+            "member_rates_cents":[{"external_id":"E1","monthly_cents":51000},{"external_id":"NOPE","monthly_cents":1}]}"#;
+        let answer = price(&request("[]", Some(plan)));
+        // Value's maxima ($3,400 / $6,800) are above the benchmark's ($3,000 / $6,000).
+        let value = answer.versions[1].priced.as_ref().unwrap();
+        assert_eq!(
+            value.comparison.oop_max_individual_lower_by_cents,
+            Some(Cents::ZERO)
+        );
+        assert_eq!(
+            value.comparison.oop_max_family_lower_by_cents,
+            Some(Cents::ZERO)
+        );
+        assert!(
+            answer
+                .assumptions
+                .iter()
+                .any(|a| a.starts_with("1 rate in member_rates_cents not used"))
+        );
+        // E1 at its member rate, E2 on the PMPM fallback.
+        assert_eq!(
+            answer.base_plan.unwrap().monthly_cents,
+            Cents::new(51_000 + 50_000)
+        );
+    }
 }

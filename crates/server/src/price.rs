@@ -35,6 +35,10 @@ pub struct PriceArgs {
     /// Accept members with only `age` (HR platform rules); brokers need `dob`.
     #[arg(long)]
     allow_age: bool,
+    /// Company ZIP (price-on-plan `company.zip`): employees whose own ZIP has
+    /// no priced rating area are rated there.
+    #[arg(long)]
+    company_zip: Option<String>,
 }
 
 /// A version choice.
@@ -70,6 +74,11 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
             .context("--plan-year-start")?,
         None => Date::from_calendar_date(card.plan_year(), time::Month::January, 1)?,
     };
+    if let Some(zip) = &args.company_zip
+        && !pricing_core::census::is_zip5(zip)
+    {
+        anyhow::bail!("--company-zip: must be 5 digits (pattern ^[0-9]{{5}}$)");
+    }
     let rules = CensusRules {
         require_dob: !args.allow_age,
     };
@@ -93,7 +102,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
             census: census.members,
             plan,
             market_plans,
-            company_zip: None,
+            company_zip: args.company_zip.clone(),
         };
         let ctx = PricingContext {
             card: &card,
@@ -112,7 +121,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
             plan_year_start: start,
             partner: None,
             rules,
-            fallback_zip: None,
+            fallback_zip: args.company_zip.as_deref(),
         };
         let req = QuoteRequest {
             plan: version.unwrap_or(VersionId::Diamond),

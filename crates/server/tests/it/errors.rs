@@ -159,12 +159,50 @@ fn bad_values_are_named() {
 }
 
 #[test]
+fn duplicate_rows_name_the_later_row() {
+    let dir = scratch("duplicates");
+    let file = census(&dir, "census.json", &[GOOD, GOOD]);
+    assert_eq!(
+        fails(&mut price(&file)),
+        "error: census[1].external_id: duplicates row 0"
+    );
+    let two_spouses = census(
+        &dir,
+        "spouses.json",
+        &[
+            r#"{"external_id":"E1","zip":"94103","dob":"1985-04-02","dependents":[{"relationship":"spouse","dob":"1985-01-01"},{"relationship":"domestic_partner","dob":"1986-01-01"}]}"#,
+        ],
+    );
+    assert_names(
+        &fails(&mut price(&two_spouses)),
+        &["census[0].dependents[1].relationship", "at most one spouse"],
+    );
+    let unborn = census(
+        &dir,
+        "unborn.json",
+        &[r#"{"external_id":"E1","zip":"94103","dob":"2030-01-01","dependents":[]}"#],
+    );
+    assert_names(
+        &fails(&mut price(&unborn)),
+        &["census[0].dob", "after the plan-year start"],
+    );
+    assert_names(
+        &fails(price(&example("census.json")).args(["--company-zip", "123"])),
+        &["--company-zip"],
+    );
+}
+
+#[test]
 fn bad_zip_names_its_row() {
     let dir = scratch("bad_zip");
     let file = census(
         &dir,
         "census.json",
-        &[GOOD, GOOD, r#"{"zip":"9410","dob":"1980-01-01"}"#],
+        &[
+            GOOD,
+            r#"{"external_id":"E2","zip":"94110","dob":"1990-04-02","dependents":[]}"#,
+            r#"{"zip":"9410","dob":"1980-01-01"}"#,
+        ],
     );
     let line = fails(&mut price(&file));
     assert_eq!(
@@ -314,7 +352,7 @@ fn hmo_and_other_bad_plans_are_named() {
                 r#""pmpm_cents": 52000"#,
                 r#""pmpm_cents": -1"#,
             ),
-            "error: plan.pmpm_cents: must be a non-negative integer of cents",
+            "error: plan.pmpm_cents: must be an integer of cents from 0 to 100000000000",
         ),
         (
             variant(
@@ -352,7 +390,7 @@ fn hmo_and_other_bad_plans_are_named() {
                 .arg("--market-plans")
                 .arg(&negative_market),
         ),
-        &["market_plans[0].pmpm_cents", "non-negative"],
+        &["market_plans[0].pmpm_cents", "from 0 to 100000000000"],
     );
 }
 
