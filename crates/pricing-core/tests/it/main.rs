@@ -4,6 +4,7 @@
 //! `docs/pricing.md` reproduced to the cent.
 
 mod determinism;
+mod generators;
 mod invariants;
 mod support;
 mod worked_example;

@@ -1,0 +1,347 @@
+//! The plans partners send: the explicit `plan` of price-on-plan and the
+//! market plans (`BrokerPlan`), snake_case with camelCase aliases.
+
+use serde::{Deserialize, Serialize};
+use time::Date;
+
+use super::{CENTS_RANGE, MAX_PLAN_CENTS};
+use crate::error::FieldError;
+use crate::household::Tier;
+
+/// Monthly rates by household tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierRates {
+    /// Employee only.
+    #[serde(alias = "employeeOnly")]
+    pub employee_only: i64,
+    /// Employee and spouse.
+    #[serde(alias = "employeeSpouse")]
+    pub employee_spouse: i64,
+    /// Employee and children.
+    #[serde(alias = "employeeChildren")]
+    pub employee_children: i64,
+    /// Family.
+    pub family: i64,
+}
+
+impl TierRates {
+    /// An error for every negative rate, with `prefix.<tier>` paths.
+    pub(crate) fn negative_fields(&self, prefix: &str, index: Option<usize>) -> Vec<FieldError> {
+        [
+            ("employee_only", self.employee_only),
+            ("employee_spouse", self.employee_spouse),
+            ("employee_children", self.employee_children),
+            ("family", self.family),
+        ]
+        .into_iter()
+        .filter(|(_, v)| !(0..=MAX_PLAN_CENTS).contains(v))
+        .map(|(name, _)| FieldError {
+            field: format!("{prefix}.{name}"),
+            message: CENTS_RANGE.to_owned(),
+            index,
+        })
+        .collect()
+    }
+
+    /// The rate of a tier.
+    #[must_use]
+    pub fn get(&self, tier: Tier) -> i64 {
+        match tier {
+            Tier::EmployeeOnly => self.employee_only,
+            Tier::EmployeeSpouse => self.employee_spouse,
+            Tier::EmployeeChildren => self.employee_children,
+            Tier::Family => self.family,
+        }
+    }
+}
+
+/// The exact monthly rate of one employee's household.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemberRate {
+    /// Census `external_id`.
+    #[serde(alias = "externalId")]
+    pub external_id: String,
+    /// Monthly cents for the household.
+    #[serde(alias = "monthlyCents")]
+    pub monthly_cents: i64,
+}
+
+/// The one plan a partner prices on (`plan` of `POST /price-on-plan`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartnerPlan {
+    /// Carrier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+    /// Plan name.
+    #[serde(default, alias = "planName", skip_serializing_if = "Option::is_none")]
+    pub plan_name: Option<String>,
+    /// `PPO`, `EPO` or `POS` (required).
+    #[serde(default, alias = "planType", skip_serializing_if = "Option::is_none")]
+    pub plan_type: Option<String>,
+    /// Network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Must be true (required).
+    #[serde(
+        default,
+        alias = "hsaEligible",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub hsa_eligible: Option<bool>,
+    /// Individual deductible (required).
+    #[serde(
+        default,
+        alias = "deductibleIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_individual_cents: Option<i64>,
+    /// Family deductible; twice the individual one when omitted.
+    #[serde(
+        default,
+        alias = "deductibleFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_family_cents: Option<i64>,
+    /// Individual out-of-pocket maximum (required).
+    #[serde(
+        default,
+        alias = "oopMaxIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_individual_cents: Option<i64>,
+    /// Family out-of-pocket maximum; twice the individual one when omitted.
+    #[serde(
+        default,
+        alias = "oopMaxFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_family_cents: Option<i64>,
+    /// Coinsurance after the deductible, whole percent (an addition to the
+    /// specification's list; 20 when omitted, reported).
+    #[serde(
+        default,
+        alias = "coinsurancePct",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub coinsurance_pct: Option<u32>,
+    /// Price per covered person per month.
+    #[serde(default, alias = "pmpmCents", skip_serializing_if = "Option::is_none")]
+    pub pmpm_cents: Option<i64>,
+    /// Tier rates, used when neither member rates nor PMPM apply.
+    #[serde(
+        default,
+        alias = "monthlyRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub monthly_rates_cents: Option<TierRates>,
+    /// Exact household rates by census `external_id`; the preferred basis.
+    #[serde(
+        default,
+        alias = "memberRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub member_rates_cents: Option<Vec<MemberRate>>,
+}
+
+/// Copays of a market plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Copays {
+    /// Primary care.
+    #[serde(
+        default,
+        alias = "primaryCare",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub primary_care: Option<i64>,
+    /// Specialist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specialist: Option<i64>,
+    /// Urgent care.
+    #[serde(default, alias = "urgentCare", skip_serializing_if = "Option::is_none")]
+    pub urgent_care: Option<i64>,
+    /// Emergency room.
+    #[serde(
+        default,
+        alias = "emergencyRoom",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub emergency_room: Option<i64>,
+    /// Generic drugs.
+    #[serde(default, alias = "rxGeneric", skip_serializing_if = "Option::is_none")]
+    pub rx_generic: Option<i64>,
+    /// Preferred drugs.
+    #[serde(
+        default,
+        alias = "rxPreferred",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rx_preferred: Option<i64>,
+    /// Specialty drugs.
+    #[serde(
+        default,
+        alias = "rxSpecialty",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rx_specialty: Option<i64>,
+}
+
+/// A plan the partner quoted (`BrokerPlan`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarketPlan {
+    /// Carrier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+    /// Plan name.
+    #[serde(default, alias = "planName", skip_serializing_if = "Option::is_none")]
+    pub plan_name: Option<String>,
+    /// Plan type.
+    #[serde(default, alias = "planType", skip_serializing_if = "Option::is_none")]
+    pub plan_type: Option<String>,
+    /// HSA-eligible.
+    #[serde(
+        default,
+        alias = "hsaEligible",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub hsa_eligible: Option<bool>,
+    /// Individual deductible.
+    #[serde(
+        default,
+        alias = "deductibleIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_individual_cents: Option<i64>,
+    /// Family deductible.
+    #[serde(
+        default,
+        alias = "deductibleFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deductible_family_cents: Option<i64>,
+    /// Individual out-of-pocket maximum.
+    #[serde(
+        default,
+        alias = "oopMaxIndividualCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_individual_cents: Option<i64>,
+    /// Family out-of-pocket maximum.
+    #[serde(
+        default,
+        alias = "oopMaxFamilyCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oop_max_family_cents: Option<i64>,
+    /// Metal tier (required).
+    #[serde(alias = "metalTier")]
+    pub metal_tier: String,
+    /// Network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Funding type, e.g. `fully_insured`.
+    #[serde(
+        default,
+        alias = "fundingType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub funding_type: Option<String>,
+    /// Tier rates.
+    #[serde(
+        default,
+        alias = "monthlyRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub monthly_rates_cents: Option<TierRates>,
+    /// Price per covered person per month.
+    #[serde(default, alias = "pmpmCents", skip_serializing_if = "Option::is_none")]
+    pub pmpm_cents: Option<i64>,
+    /// Exact household rates.
+    #[serde(
+        default,
+        alias = "memberRatesCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub member_rates_cents: Option<Vec<MemberRate>>,
+    /// Carrier's plan id.
+    #[serde(
+        default,
+        alias = "carrierPlanId",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub carrier_plan_id: Option<String>,
+    /// Effective date.
+    #[serde(
+        default,
+        alias = "effectiveDate",
+        with = "crate::census::date_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub effective_date: Option<Date>,
+    /// Rating ZIP.
+    #[serde(default, alias = "ratingZip", skip_serializing_if = "Option::is_none")]
+    pub rating_zip: Option<String>,
+    /// Embedded deductible.
+    #[serde(
+        default,
+        alias = "embeddedDeductible",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub embedded_deductible: Option<bool>,
+    /// Coinsurance, whole percent.
+    #[serde(
+        default,
+        alias = "coinsurancePct",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub coinsurance_pct: Option<u32>,
+    /// Copays.
+    #[serde(
+        default,
+        alias = "copaysCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub copays_cents: Option<Copays>,
+    /// Drug deductible.
+    #[serde(
+        default,
+        alias = "rxDeductibleCents",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rx_deductible_cents: Option<i64>,
+    /// Referral required.
+    #[serde(
+        default,
+        alias = "referralRequired",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub referral_required: Option<bool>,
+    /// HSA deductible required.
+    #[serde(
+        default,
+        alias = "hsaDeductibleRequired",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub hsa_deductible_required: Option<bool>,
+    /// Summary of benefits URL.
+    #[serde(default, alias = "sbcUrl", skip_serializing_if = "Option::is_none")]
+    pub sbc_url: Option<String>,
+    /// Doctor search URL.
+    #[serde(
+        default,
+        alias = "doctorSearchUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub doctor_search_url: Option<String>,
+    /// Carrier logo URL.
+    #[serde(
+        default,
+        alias = "carrierLogoUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub carrier_logo_url: Option<String>,
+}
