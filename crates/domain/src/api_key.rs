@@ -8,6 +8,7 @@ use std::fmt;
 
 use sha2::{Digest, Sha256};
 
+use crate::ids::{KeyId, PartnerId};
 use crate::mode::Mode;
 
 /// Number of hex characters of a key's secret part.
@@ -130,6 +131,50 @@ impl KeyDigest {
 impl fmt::Debug for KeyDigest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("KeyDigest(…)")
+    }
+}
+
+/// A stored API key: its digest, never its plaintext, except that a test
+/// key's plaintext may be kept sealed (encrypted) for re-display.
+#[derive(Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    /// `key_` id.
+    pub id: KeyId,
+    /// Owning partner.
+    pub partner_id: PartnerId,
+    /// Mode the key grants.
+    pub mode: Mode,
+    /// SHA-256 digest of the key.
+    pub digest: KeyDigest,
+    /// Display prefix (`psk_test_1a2b…`).
+    pub prefix: String,
+    /// The sealed plaintext (test keys only; `None` for live keys).
+    pub sealed: Option<Vec<u8>>,
+    /// Creation time, Unix seconds.
+    pub created_at: i64,
+    /// Revocation time, Unix seconds.
+    pub revoked_at: Option<i64>,
+}
+
+impl KeyRecord {
+    /// Whether the key still authenticates.
+    #[must_use]
+    pub fn is_active(&self) -> bool {
+        self.revoked_at.is_none()
+    }
+}
+
+impl fmt::Debug for KeyRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeyRecord")
+            .field("id", &self.id)
+            .field("partner_id", &self.partner_id)
+            .field("mode", &self.mode)
+            .field("prefix", &self.prefix)
+            .field("sealed", &self.sealed.as_ref().map(|_| "***"))
+            .field("created_at", &self.created_at)
+            .field("revoked_at", &self.revoked_at)
+            .finish_non_exhaustive()
     }
 }
 

@@ -1,26 +1,9 @@
 //! Domain errors, in the specification's vocabulary.
 
-use serde::Serialize;
-
-/// One failing field, in the specification's `details` shape. `field` is a
-/// snake_case path; adapters re-case it for camelCase callers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FieldError {
-    /// Path of the failing field.
-    pub field: String,
-    /// Human-readable reason, lowercase.
-    pub message: String,
-}
-
-impl FieldError {
-    /// A field error.
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-}
+/// One failing field, in the specification's `details` shape (shared with
+/// the pricing engine). `field` is a snake_case path; adapters re-case it
+/// for camelCase callers.
+pub use pricing_core::error::FieldError;
 
 /// Why a domain rule refused an operation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

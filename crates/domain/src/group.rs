@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DomainError, FieldError};
+use crate::ids::{GroupId, PartnerId};
+use crate::mode::Mode;
 
 /// Group lifecycle, in order. Status only moves forward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -77,6 +79,261 @@ pub fn go_live(current: Option<CompanyState>) -> Result<CompanyState, DomainErro
             from: "none",
             to: "prod",
         }),
+    }
+}
+
+impl CompanyState {
+    /// Wire value.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Sandbox => "sandbox",
+            Self::Prod => "prod",
+        }
+    }
+
+    /// Parses a wire value.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Sandbox, Self::Prod]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
+}
+
+impl GroupStatus {
+    /// Parses a wire value.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            Self::Created,
+            Self::CensusReceived,
+            Self::Quoted,
+            Self::Enrolled,
+            Self::Active,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// A group's address.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Address {
+    /// Street line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line1: Option<String>,
+    /// City.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+    /// Two-letter state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Five-digit ZIP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zip: Option<String>,
+}
+
+/// A group's contact person.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contact {
+    /// Name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Email.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// Title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// The group's current coverage.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CurrentCoverage {
+    /// Plan type, e.g. `fully_insured`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_type: Option<String>,
+    /// Carrier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+    /// Per-employee-per-month cost, cents (≥ 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pepm_cents: Option<i64>,
+    /// Renewal date, `YYYY-MM-DD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renewal_date: Option<String>,
+}
+
+/// An employer group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// `grp_` id.
+    pub id: GroupId,
+    /// Owning partner.
+    pub partner_id: PartnerId,
+    /// Mode of the key that created it.
+    pub mode: Mode,
+    /// Lifecycle status.
+    pub status: GroupStatus,
+    /// Company name.
+    pub company_name: String,
+    /// Company domain (lowercase DNS name).
+    pub domain: String,
+    /// The partner's own company id.
+    pub external_id: Option<String>,
+    /// Address.
+    pub address: Option<Address>,
+    /// Contact.
+    pub contact: Option<Contact>,
+    /// Current coverage.
+    pub current_coverage: Option<CurrentCoverage>,
+    /// Members in the current census.
+    pub census_member_count: u32,
+    /// Digest of the census's rating inputs (`None` before any census).
+    pub rating_digest: Option<String>,
+    /// Provisioned company state (`None` until enrollment).
+    pub company_state: Option<CompanyState>,
+    /// Creation time, Unix seconds.
+    pub created_at: i64,
+    /// Last change, Unix seconds.
+    pub updated_at: i64,
+}
+
+/// The writable fields of a group; in a create, `company_name` and
+/// `domain` are required; in a patch, every field is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupFields {
+    /// Company name.
+    pub company_name: Option<String>,
+    /// Domain.
+    pub domain: Option<String>,
+    /// External id.
+    pub external_id: Option<String>,
+    /// Address.
+    pub address: Option<Address>,
+    /// Contact.
+    pub contact: Option<Contact>,
+    /// Current coverage.
+    pub current_coverage: Option<CurrentCoverage>,
+}
+
+impl GroupFields {
+    /// Validates the fields; `create` requires `company_name` and `domain`.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming every failing field.
+    pub fn validate(&self, create: bool) -> Result<(), DomainError> {
+        let mut checks: Vec<Option<FieldError>> = Vec::new();
+        match &self.company_name {
+            Some(n) => checks.push(check_company_name("company_name", n)),
+            None if create => checks.push(Some(FieldError::new("company_name", "is required"))),
+            None => {}
+        }
+        match &self.domain {
+            Some(d) => checks.push(check_domain("domain", d)),
+            None if create => checks.push(Some(FieldError::new("domain", "is required"))),
+            None => {}
+        }
+        if let Some(e) = &self.external_id
+            && (e.trim().is_empty() || e.chars().count() > 200)
+        {
+            checks.push(Some(FieldError::new(
+                "external_id",
+                "must be 1 to 200 characters",
+            )));
+        }
+        if let Some(a) = &self.address {
+            checks.push(
+                a.state
+                    .as_deref()
+                    .and_then(|s| check_state("address.state", s)),
+            );
+            checks.push(a.zip.as_deref().and_then(|z| check_zip("address.zip", z)));
+        }
+        if let Some(c) = &self.contact {
+            checks.push(
+                c.email
+                    .as_deref()
+                    .and_then(|e| check_email("contact.email", e)),
+            );
+        }
+        if let Some(cov) = &self.current_coverage {
+            checks.push(
+                cov.pepm_cents
+                    .and_then(|c| check_cents("current_coverage.pepm_cents", c)),
+            );
+            if let Some(d) = &cov.renewal_date
+                && pricing_core::census::date_opt::parse(d).is_err()
+            {
+                checks.push(Some(FieldError::new(
+                    "current_coverage.renewal_date",
+                    "must be a date (YYYY-MM-DD)",
+                )));
+            }
+        }
+        collect(checks)
+    }
+}
+
+impl Group {
+    /// A new group from validated create fields.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] when the fields break a rule.
+    pub fn create(
+        id: GroupId,
+        partner_id: PartnerId,
+        mode: Mode,
+        fields: GroupFields,
+        now: i64,
+    ) -> Result<Self, DomainError> {
+        fields.validate(true)?;
+        Ok(Self {
+            id,
+            partner_id,
+            mode,
+            status: GroupStatus::Created,
+            company_name: fields.company_name.unwrap_or_default(),
+            domain: fields.domain.unwrap_or_default(),
+            external_id: fields.external_id,
+            address: fields.address,
+            contact: fields.contact,
+            current_coverage: fields.current_coverage,
+            census_member_count: 0,
+            rating_digest: None,
+            company_state: None,
+            created_at: now,
+            updated_at: now,
+        })
+    }
+
+    /// Applies a validated patch.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] when the fields break a rule.
+    pub fn patch(&mut self, fields: GroupFields, now: i64) -> Result<(), DomainError> {
+        fields.validate(false)?;
+        if let Some(v) = fields.company_name {
+            self.company_name = v;
+        }
+        if let Some(v) = fields.domain {
+            self.domain = v;
+        }
+        if let Some(v) = fields.external_id {
+            self.external_id = Some(v);
+        }
+        if let Some(v) = fields.address {
+            self.address = Some(v);
+        }
+        if let Some(v) = fields.contact {
+            self.contact = Some(v);
+        }
+        if let Some(v) = fields.current_coverage {
+            self.current_coverage = Some(v);
+        }
+        self.updated_at = now;
+        Ok(())
     }
 }
 

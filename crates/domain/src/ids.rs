@@ -128,6 +128,14 @@ id_type!(
     KeyId, "key_", "key"
 );
 id_type!(
+    /// A background job (`job_`).
+    JobId, "job_", "job"
+);
+id_type!(
+    /// An embed session (`emb_`).
+    EmbedSessionId, "emb_", "embed session"
+);
+id_type!(
     /// A request (`req_`), echoed in the `Request-Id` header.
     RequestId, "req_", "request"
 );

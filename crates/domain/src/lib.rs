@@ -1,26 +1,39 @@
 //! Domain layer of the Partner Benefits Pricing and Enrollment API.
 //!
 //! This crate holds the rules that do not depend on storage or transport:
-//! typed identifiers, modes, API keys, partners and their capabilities, and
-//! the state machines of groups, provisioned companies and quotes, with the
-//! validation rules of the specification and the contract.
+//! typed identifiers, modes and scopes, the entities (partners, API keys,
+//! groups, census members, quotes, enrollments, elections, embed sessions,
+//! webhook endpoints, events, idempotency records, rate-limit windows and
+//! background jobs), their state machines and validation rules, the port
+//! traits the outside world implements ([`ports`], [`store`]) and the
+//! use-case services the HTTP adapter and the CLI call ([`services`]).
 //!
-//! The clock and entropy ports are here, with `mockall` mocks and the
-//! minting of ids and keys on top of them.
-//!
-//! Still to come (with the persistence work): the remaining entities
-//! (census members, enrollments, elections, webhook endpoints, events,
-//! idempotency records, rate-limit windows, jobs), the storage and outbox
-//! ports and the use-case services.
+//! **Architecture invariant:** nothing here performs I/O or names a
+//! database, HTTP or runtime type; services reach the world only through
+//! the ports, which carry `mockall` mocks (feature `mock`).
 
 pub mod api_key;
+pub mod census;
+pub mod election;
+pub mod embed;
+pub mod enrollment;
 pub mod error;
+pub mod event;
 pub mod group;
+pub mod idempotency;
 pub mod ids;
+pub mod job;
 pub mod mode;
+pub mod page;
 pub mod partner;
 pub mod ports;
 pub mod quote;
+pub mod rate_limit;
+pub mod scope;
+pub mod services;
+pub mod store;
+pub mod webhook;
 
 pub use error::{DomainError, FieldError};
 pub use mode::Mode;
+pub use scope::Scope;

@@ -1,20 +1,49 @@
-//! Port traits the domain needs from the outside world. Adapters implement
-//! them; unit tests use their `mockall` mocks (`MockClock`,
-//! `MockEntropy`), which other crates get with the `mock` feature.
-//!
-//! Storage, the event outbox and notification ports arrive with the
-//! persistence work.
+//! Port traits the domain needs from the outside world besides storage
+//! (which is in [`crate::store`]): the clock, entropy for ids and secrets,
+//! and sealing of secrets at rest. Adapters implement them; unit tests use
+//! their `mockall` mocks (`MockClock`, `MockEntropy`, `MockSealer`), which
+//! other crates get with the `mock` feature.
 
 use crate::api_key::ApiKey;
-use crate::ids::{EnrollmentId, EventId, GroupId, KeyId, MemberId, PartnerId, QuoteId, RequestId};
+use crate::ids::{
+    EmbedSessionId, EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, QuoteId,
+    RequestId,
+};
 use crate::mode::Mode;
 
-/// The current time, as whole seconds since the Unix epoch (UTC). Injected
-/// so that expiry, windows and timestamps are testable.
+/// The current time since the Unix epoch (UTC). Injected so that expiry,
+/// windows and timestamps are testable.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 pub trait Clock: Send + Sync {
-    /// Now, in Unix seconds.
-    fn now_unix(&self) -> i64;
+    /// Now, in Unix milliseconds.
+    fn now_ms(&self) -> i64;
+}
+
+/// Now in whole Unix seconds, the resolution of every stored timestamp.
+#[must_use]
+pub fn now_secs(clock: &dyn Clock) -> i64 {
+    clock.now_ms().div_euclid(1000)
+}
+
+/// Why a sealed secret cannot be opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("sealed secret cannot be opened with the configured key")]
+pub struct Unseal;
+
+/// Authenticated encryption of secrets kept at rest (a test key's
+/// plaintext, webhook signing secrets). `context` binds a sealed value to
+/// the record it belongs to, so one cannot be moved to another.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait Sealer: Send + Sync {
+    /// Encrypts `plaintext`.
+    fn seal(&self, plaintext: &[u8], context: &[u8]) -> Vec<u8>;
+
+    /// Decrypts a value made by [`Sealer::seal`] with the same `context`.
+    ///
+    /// # Errors
+    /// [`Unseal`] when the value was tampered with, sealed under another
+    /// key or for another context.
+    fn open(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>, Unseal>;
 }
 
 /// Cryptographically secure randomness, for ids and secrets.
@@ -84,6 +113,24 @@ impl<'a> Minter<'a> {
         KeyId::from_bytes(self.bytes())
     }
 
+    /// A new job id.
+    #[must_use]
+    pub fn job_id(&self) -> JobId {
+        JobId::from_bytes(self.bytes())
+    }
+
+    /// A new embed session id.
+    #[must_use]
+    pub fn embed_session_id(&self) -> EmbedSessionId {
+        EmbedSessionId::from_bytes(self.bytes())
+    }
+
+    /// 32 random bytes for a secret (webhook signing secrets).
+    #[must_use]
+    pub fn secret32(&self) -> [u8; 32] {
+        self.bytes()
+    }
+
     /// A new request id.
     #[must_use]
     pub fn request_id(&self) -> RequestId {
@@ -144,8 +191,8 @@ mod tests {
     #[test]
     fn the_clock_is_a_port() {
         let mut c = MockClock::new();
-        c.expect_now_unix().return_const(1_795_000_000_i64);
+        c.expect_now_ms().return_const(1_795_000_000_999_i64);
         let clock: &dyn Clock = &c;
-        assert_eq!(clock.now_unix(), 1_795_000_000);
+        assert_eq!(now_secs(clock), 1_795_000_000);
     }
 }

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::DomainError;
+use crate::ids::{GroupId, QuoteId};
+use crate::scope::Scope;
 
 /// Quote status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -69,6 +71,44 @@ impl QuoteStatus {
     pub fn enrollable(self) -> bool {
         self == Self::Ready
     }
+}
+
+impl QuoteStatus {
+    /// Parses a wire value.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            Self::Ready,
+            Self::InReview,
+            Self::Unavailable,
+            Self::Pricing,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// A stored quote. `body` is the Quote resource as answered (or, for
+/// price-on-plan, the stored answer), in the specification's camelCase.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// `qt_` id.
+    pub id: QuoteId,
+    /// Partner and mode.
+    pub scope: Scope,
+    /// Group.
+    pub group_id: GroupId,
+    /// Status.
+    pub status: QuoteStatus,
+    /// Rating digest of the census it was priced on (stale when the
+    /// group's differs).
+    pub rating_digest: Option<String>,
+    /// Expiry, Unix seconds.
+    pub expires_at: i64,
+    /// The resource document.
+    pub body: serde_json::Value,
+    /// Creation time, Unix seconds.
+    pub created_at: i64,
 }
 
 #[cfg(test)]

@@ -1,0 +1,316 @@
+//! Census members as stored, and the rules of a census replace: rows match
+//! existing members by `external_id`, else by email (case-insensitive), and
+//! keep their `mem_` ids; members absent from the new census are removed; a
+//! duplicate `external_id` or email inside one write is an error on the
+//! later row (contract section 3, Census).
+
+use std::collections::HashMap;
+
+use pricing_core::census::CensusMember;
+use sha2::{Digest, Sha256};
+
+use crate::error::FieldError;
+use crate::ids::{GroupId, MemberId};
+use crate::job::NewJob;
+
+/// Most members in one census write.
+pub const MAX_CENSUS_MEMBERS: usize = 10_000;
+
+/// A census member as stored: its id, its position in the write that
+/// last placed it, and the fields sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMember {
+    /// `mem_` id, kept across writes that match the member.
+    pub id: MemberId,
+    /// Group.
+    pub group_id: GroupId,
+    /// The member as sent (validated).
+    pub member: CensusMember,
+    /// Zero-based row index in the last census write.
+    pub position: u32,
+    /// When the member first appeared, Unix seconds.
+    pub created_at: i64,
+    /// When the member was last written, Unix seconds.
+    pub updated_at: i64,
+}
+
+/// The keys an existing member is matched by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberKeys {
+    /// Id.
+    pub id: MemberId,
+    /// `external_id`, if sent.
+    pub external_id: Option<String>,
+    /// Email, lowercased, if sent.
+    pub email: Option<String>,
+    /// First appearance, kept for matched members.
+    pub created_at: i64,
+}
+
+/// Lowercases an email for matching.
+#[must_use]
+pub fn email_key(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+/// Where each row of a replace lands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    /// The row's member id: kept from a match, or fresh.
+    pub id: MemberId,
+    /// Its first-appearance time: kept from a match, or `now`.
+    pub created_at: i64,
+    /// Whether the row matched an existing member.
+    pub kept: bool,
+}
+
+/// Assigns ids to the rows of a census replace. `fresh` supplies an id for
+/// each row that matches nobody. A row matches an existing member by
+/// `external_id` first, then by email; an existing member is matched at
+/// most once.
+pub fn assign_ids(
+    existing: &[MemberKeys],
+    rows: &[CensusMember],
+    now: i64,
+    mut fresh: impl FnMut() -> MemberId,
+) -> Vec<Assignment> {
+    let mut by_ext: HashMap<&str, usize> = HashMap::new();
+    let mut by_email: HashMap<String, usize> = HashMap::new();
+    for (i, m) in existing.iter().enumerate() {
+        if let Some(e) = &m.external_id {
+            by_ext.entry(e.as_str()).or_insert(i);
+        }
+        if let Some(e) = &m.email {
+            by_email.entry(email_key(e)).or_insert(i);
+        }
+    }
+    let mut taken = vec![false; existing.len()];
+    rows.iter()
+        .map(|row| {
+            let by_id = row
+                .external_id
+                .as_deref()
+                .and_then(|e| by_ext.get(e).copied());
+            let by_mail = || {
+                row.email
+                    .as_deref()
+                    .and_then(|e| by_email.get(&email_key(e)).copied())
+            };
+            let hit = by_id
+                .or_else(by_mail)
+                .filter(|&i| taken.get(i).is_some_and(|t| !t));
+            match hit.and_then(|i| existing.get(i).map(|m| (i, m))) {
+                Some((i, m)) => {
+                    if let Some(t) = taken.get_mut(i) {
+                        *t = true;
+                    }
+                    Assignment {
+                        id: m.id.clone(),
+                        created_at: m.created_at,
+                        kept: true,
+                    }
+                }
+                None => Assignment {
+                    id: fresh(),
+                    created_at: now,
+                    kept: false,
+                },
+            }
+        })
+        .collect()
+}
+
+/// Row errors for duplicates inside one write: a repeated `external_id` or
+/// email is an error on the later row. `prefix` is the array path.
+#[must_use]
+pub fn duplicate_errors(prefix: &str, rows: &[(usize, &CensusMember)]) -> Vec<FieldError> {
+    let mut seen_ext: HashMap<&str, usize> = HashMap::new();
+    let mut seen_email: HashMap<String, usize> = HashMap::new();
+    let mut errs = Vec::new();
+    for &(index, m) in rows {
+        if let Some(first) = m.external_id.as_deref().and_then(|e| seen_ext.get(e)) {
+            errs.push(FieldError::at(
+                index,
+                format!("{prefix}[{index}].external_id"),
+                format!("duplicates the external_id of row {first}"),
+            ));
+            continue;
+        }
+        if let Some(first) = m
+            .email
+            .as_deref()
+            .and_then(|e| seen_email.get(&email_key(e)))
+        {
+            errs.push(FieldError::at(
+                index,
+                format!("{prefix}[{index}].email"),
+                format!("duplicates the email of row {first}"),
+            ));
+            continue;
+        }
+        if let Some(e) = m.external_id.as_deref() {
+            seen_ext.insert(e, index);
+        }
+        if let Some(e) = m.email.as_deref() {
+            seen_email.insert(email_key(e), index);
+        }
+    }
+    errs
+}
+
+/// A digest of everything in a census that rating reads: which members are
+/// counted, their dates of birth or ages, ZIPs, and dependents. Quotes
+/// remember it; a census write that changes it makes them stale (410
+/// `quote_expired`). Names, emails and row order do not change it.
+#[must_use]
+pub fn rating_digest(rows: &[CensusMember]) -> String {
+    let mut lines: Vec<String> = rows
+        .iter()
+        .map(|m| {
+            let deps = m.dependents.as_ref().map(|ds| {
+                let mut d: Vec<String> = ds
+                    .iter()
+                    .map(|d| format!("{:?}/{:?}/{:?}", d.relationship, d.dob, d.age))
+                    .collect();
+                d.sort();
+                d.join(",")
+            });
+            format!(
+                "{}|{:?}|{:?}|{}|{:?}|{:?}|{:?}",
+                m.is_counted(),
+                m.dob,
+                m.age,
+                m.zip,
+                m.employment_type,
+                m.status,
+                deps
+            )
+        })
+        .collect();
+    lines.sort();
+    let mut h = Sha256::new();
+    for l in &lines {
+        h.update(l.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize()
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            s.push_str(&format!("{b:02x}"));
+            s
+        })
+}
+
+/// One census replace, as the storage port applies it in a single
+/// transaction: the valid rows in order, fresh ids for rows that match no
+/// one, the new rating digest and the market-comparison job to enqueue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CensusWrite {
+    /// Group.
+    pub group_id: GroupId,
+    /// Valid rows, in the order sent.
+    pub rows: Vec<CensusMember>,
+    /// One fresh id per row (only those of unmatched rows are used).
+    pub fresh_ids: Vec<MemberId>,
+    /// [`rating_digest`] of `rows`.
+    pub rating_digest: String,
+    /// Job started by the write (the local market comparison).
+    pub job: Option<NewJob>,
+    /// Write time, Unix seconds.
+    pub now: i64,
+}
+
+/// What a census replace did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CensusOutcome {
+    /// Members in the census after the write.
+    pub member_count: u32,
+    /// Rows that kept an existing member's id.
+    pub kept: u32,
+    /// Rows that became new members.
+    pub added: u32,
+    /// Existing members absent from the write, now removed.
+    pub removed: u32,
+    /// Whether rating inputs changed (earlier quotes became stale).
+    pub rating_changed: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use time::macros::date;
+
+    use super::*;
+
+    fn member(ext: Option<&str>, email: Option<&str>) -> CensusMember {
+        let mut m = CensusMember::new("x", date!(1980 - 01 - 01), "60601");
+        m.external_id = ext.map(str::to_owned);
+        m.email = email.map(str::to_owned);
+        m
+    }
+
+    fn keys(n: u8, ext: Option<&str>, email: Option<&str>) -> MemberKeys {
+        MemberKeys {
+            id: MemberId::from_bytes([n; 6]),
+            external_id: ext.map(str::to_owned),
+            email: email.map(str::to_owned),
+            created_at: i64::from(n),
+        }
+    }
+
+    #[test]
+    fn rows_keep_ids_by_external_id_then_email() {
+        let existing = [
+            keys(1, Some("E1"), Some("a@x.com")),
+            keys(2, None, Some("b@x.com")),
+            keys(3, Some("E3"), None),
+        ];
+        let rows = [
+            member(Some("E3"), None),
+            member(None, Some("B@X.com")),
+            member(Some("E9"), Some("a@x.com")),
+            member(Some("E1"), None),
+        ];
+        let mut n = 100u8;
+        let got = assign_ids(&existing, &rows, 50, || {
+            n += 1;
+            MemberId::from_bytes([n; 6])
+        });
+        let ids: Vec<(&str, bool)> = got.iter().map(|a| (a.id.as_str(), a.kept)).collect();
+        assert_eq!(
+            ids,
+            vec![
+                ("mem_030303030303", true),
+                ("mem_020202020202", true),
+                // matches member 1 by email, so row 3's E1 cannot take it again.
+                ("mem_010101010101", true),
+                ("mem_656565656565", false),
+            ]
+        );
+        assert_eq!(got.get(3).map(|a| a.created_at), Some(50));
+        assert_eq!(got.first().map(|a| a.created_at), Some(3));
+    }
+
+    #[test]
+    fn duplicates_are_errors_on_the_later_row() {
+        let a = member(Some("E1"), Some("a@x.com"));
+        let b = member(Some("E1"), None);
+        let c = member(Some("E2"), Some("A@x.com"));
+        let d = member(Some("E3"), None);
+        let errs = duplicate_errors("members", &[(0, &a), (1, &b), (2, &c), (3, &d)]);
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["members[1].external_id", "members[2].email"]);
+        assert_eq!(errs.first().and_then(|e| e.index), Some(1));
+    }
+
+    #[test]
+    fn the_rating_digest_ignores_names_and_order() {
+        let mut a = member(Some("E1"), Some("a@x.com"));
+        let b = member(Some("E2"), None);
+        let d1 = rating_digest(&[a.clone(), b.clone()]);
+        a.first_name = Some("Ana".to_owned());
+        a.email = Some("other@x.com".to_owned());
+        assert_eq!(rating_digest(&[b.clone(), a.clone()]), d1);
+        a.zip = "94103".to_owned();
+        assert_ne!(rating_digest(&[a, b]), d1);
+    }
+}

@@ -1,0 +1,73 @@
+//! Use-case services: what the HTTP adapter and the operator CLI call.
+//! Each service holds the ports it needs as `Arc<dyn …>`; unit tests give
+//! it `mockall` mocks.
+
+pub mod census;
+pub mod groups;
+pub mod jobs;
+pub mod partners;
+
+use crate::error::{DomainError, FieldError};
+use crate::store::{Conflict, StoreError};
+
+/// Why a use case refused or failed, in the specification's vocabulary.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// 400 `invalid_request` with `details`.
+    #[error("invalid request")]
+    Invalid(Vec<FieldError>),
+    /// 404 `not_found`.
+    #[error("not found")]
+    NotFound,
+    /// 409 `conflict`.
+    #[error("{0}")]
+    Conflict(String),
+    /// The store cannot be reached (503 `not_configured`).
+    #[error("database unavailable")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Anything else (500).
+    #[error("internal error")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => Self::NotFound,
+            StoreError::Conflict(c) => Self::Conflict(c.to_string()),
+            StoreError::Unavailable(s) => Self::Unavailable(s),
+            StoreError::Internal(s) => Self::Internal(s),
+        }
+    }
+}
+
+impl From<DomainError> for ServiceError {
+    fn from(e: DomainError) -> Self {
+        match e {
+            DomainError::Invalid(fields) => Self::Invalid(fields),
+            t @ DomainError::Transition { .. } => Self::Conflict(t.to_string()),
+        }
+    }
+}
+
+/// How often a freshly minted id is retried after a collision.
+const ID_ATTEMPTS: u32 = 3;
+
+/// Runs `insert` with fresh ids until it does not collide (48 random bits
+/// make a second attempt rare, a third vanishingly so).
+async fn with_fresh_id<T, F, Fut>(mut insert: F) -> Result<T, ServiceError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
+    let mut last = ServiceError::Conflict(Conflict::IdTaken.to_string());
+    for _ in 0..ID_ATTEMPTS {
+        match insert().await {
+            Err(StoreError::Conflict(Conflict::IdTaken)) => {
+                last = ServiceError::Conflict(Conflict::IdTaken.to_string());
+            }
+            other => return other.map_err(ServiceError::from),
+        }
+    }
+    Err(last)
+}

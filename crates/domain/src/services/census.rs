@@ -1,0 +1,162 @@
+//! Census replace (`PUT /groups/{id}/census`): per-row validation, the
+//! in-write duplicate rule, all-invalid → 400, dry runs, and one atomic
+//! store write that also enqueues the market comparison.
+
+use std::sync::Arc;
+
+use pricing_core::census::{CensusMember, CensusRules, validate_member};
+
+use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
+use crate::error::FieldError;
+use crate::ids::GroupId;
+use crate::job::{JobKind, NewJob};
+use crate::ports::{Clock, Entropy, Minter, now_secs};
+use crate::scope::Scope;
+use crate::services::ServiceError;
+use crate::store::{CensusStore, GroupStore};
+
+/// Array path of census rows in field errors.
+pub const ROWS: &str = "members";
+
+/// One row as the adapter parsed it: a member, or the errors that kept it
+/// from parsing (unknown fields, wrong types).
+pub type RowInput = Result<CensusMember, Vec<FieldError>>;
+
+/// The answer to a census write (contract section 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CensusResult {
+    /// Group.
+    pub group_id: GroupId,
+    /// Rows sent.
+    pub received: u32,
+    /// Rows accepted.
+    pub accepted: u32,
+    /// Members in the census after the write.
+    pub member_count: u32,
+    /// One entry per failing field of a rejected row.
+    pub errors: Vec<FieldError>,
+    /// Whether this was a dry run (nothing changed).
+    pub dry_run: bool,
+}
+
+/// The census service.
+#[derive(Clone)]
+pub struct Census {
+    census: Arc<dyn CensusStore>,
+    groups: Arc<dyn GroupStore>,
+    clock: Arc<dyn Clock>,
+    entropy: Arc<dyn Entropy>,
+}
+
+impl Census {
+    /// The service over its ports.
+    #[must_use]
+    pub fn new(
+        census: Arc<dyn CensusStore>,
+        groups: Arc<dyn GroupStore>,
+        clock: Arc<dyn Clock>,
+        entropy: Arc<dyn Entropy>,
+    ) -> Self {
+        Self {
+            census,
+            groups,
+            clock,
+            entropy,
+        }
+    }
+
+    /// Replaces the group's census. `rules` carries the broker
+    /// date-of-birth rule. Valid rows are applied and invalid rows come back
+    /// in `errors`; when rows were sent and none is valid, nothing changes
+    /// and the answer is [`ServiceError::Invalid`] with every row's errors.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] (over 10,000 rows, or no valid row);
+    /// [`ServiceError::NotFound`] outside the caller's scope.
+    pub async fn replace(
+        &self,
+        scope: &Scope,
+        group_id: &GroupId,
+        rows: Vec<RowInput>,
+        rules: CensusRules,
+        dry_run: bool,
+    ) -> Result<CensusResult, ServiceError> {
+        if rows.len() > MAX_CENSUS_MEMBERS {
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                ROWS,
+                format!("at most {MAX_CENSUS_MEMBERS} members per write"),
+            )]));
+        }
+        // The group must exist in scope before anything else is said.
+        let _group = self.groups.group(scope, group_id).await?;
+        let received = rows.len();
+        let mut errors = Vec::new();
+        let mut valid: Vec<(usize, CensusMember)> = Vec::with_capacity(received);
+        for (index, row) in rows.into_iter().enumerate() {
+            match row {
+                Ok(member) => {
+                    let errs = validate_member(ROWS, index, &member, rules);
+                    if errs.is_empty() {
+                        valid.push((index, member));
+                    } else {
+                        errors.extend(errs);
+                    }
+                }
+                Err(errs) => errors.extend(errs),
+            }
+        }
+        let dups = {
+            let refs: Vec<(usize, &CensusMember)> = valid.iter().map(|(i, m)| (*i, m)).collect();
+            duplicate_errors(ROWS, &refs)
+        };
+        if !dups.is_empty() {
+            let bad: Vec<usize> = dups.iter().filter_map(|e| e.index).collect();
+            valid.retain(|(i, _)| !bad.contains(i));
+            errors.extend(dups);
+        }
+        errors.sort_by_key(|e| e.index);
+        if received > 0 && valid.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+        let accepted = u32::try_from(valid.len()).unwrap_or(u32::MAX);
+        let received = u32::try_from(received).unwrap_or(u32::MAX);
+        if dry_run {
+            return Ok(CensusResult {
+                group_id: group_id.clone(),
+                received,
+                accepted,
+                member_count: accepted,
+                errors,
+                dry_run,
+            });
+        }
+        let now_ms = self.clock.now_ms();
+        let now = now_secs(self.clock.as_ref());
+        let minter = Minter::new(self.entropy.as_ref());
+        let members: Vec<CensusMember> = valid.into_iter().map(|(_, m)| m).collect();
+        let write = CensusWrite {
+            group_id: group_id.clone(),
+            fresh_ids: members.iter().map(|_| minter.member_id()).collect(),
+            rating_digest: rating_digest(&members),
+            rows: members,
+            job: Some(NewJob {
+                id: minter.job_id(),
+                scope: scope.clone(),
+                kind: JobKind::MarketComparison,
+                group_id: Some(group_id.clone()),
+                payload: serde_json::json!({ "received": received, "accepted": accepted, "errorCount": errors.len() }).to_string(),
+                run_after_ms: now_ms,
+            }),
+            now,
+        };
+        let outcome = self.census.replace_census(scope, &write).await?;
+        Ok(CensusResult {
+            group_id: group_id.clone(),
+            received,
+            accepted,
+            member_count: outcome.member_count,
+            errors,
+            dry_run,
+        })
+    }
+}

@@ -1,0 +1,105 @@
+//! Employer groups: create, read, patch and list, scoped to the caller.
+
+use std::sync::Arc;
+
+use crate::group::{Group, GroupFields};
+use crate::ids::GroupId;
+use crate::page::{Page, PageRequest};
+use crate::ports::{Clock, Entropy, Minter, now_secs};
+use crate::scope::Scope;
+use crate::services::{ServiceError, with_fresh_id};
+use crate::store::GroupStore;
+
+/// The groups service.
+#[derive(Clone)]
+pub struct Groups {
+    store: Arc<dyn GroupStore>,
+    clock: Arc<dyn Clock>,
+    entropy: Arc<dyn Entropy>,
+}
+
+impl Groups {
+    /// The service over its ports.
+    #[must_use]
+    pub fn new(
+        store: Arc<dyn GroupStore>,
+        clock: Arc<dyn Clock>,
+        entropy: Arc<dyn Entropy>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            entropy,
+        }
+    }
+
+    /// Creates a group in the caller's scope.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] for bad fields; [`ServiceError::Conflict`]
+    /// when an enrolled or active group of the mode holds the domain.
+    pub async fn create(&self, scope: &Scope, fields: GroupFields) -> Result<Group, ServiceError> {
+        fields.validate(true)?;
+        let now = now_secs(self.clock.as_ref());
+        let minter = Minter::new(self.entropy.as_ref());
+        with_fresh_id(|| {
+            let group = Group::create(
+                minter.group_id(),
+                scope.partner.clone(),
+                scope.mode,
+                fields.clone(),
+                now,
+            );
+            let store = Arc::clone(&self.store);
+            async move {
+                let group = group.map_err(|e| match e {
+                    crate::DomainError::Invalid(_) | crate::DomainError::Transition { .. } => {
+                        crate::store::StoreError::Internal(Box::new(e))
+                    }
+                })?;
+                store.insert_group(&group).await?;
+                Ok(group)
+            }
+        })
+        .await
+    }
+
+    /// Reads a group.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the caller's scope.
+    pub async fn get(&self, scope: &Scope, id: &GroupId) -> Result<Group, ServiceError> {
+        Ok(self.store.group(scope, id).await?)
+    }
+
+    /// Applies a partial update of the writable fields.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`], [`ServiceError::NotFound`] or
+    /// [`ServiceError::Conflict`] (the new domain is held).
+    pub async fn patch(
+        &self,
+        scope: &Scope,
+        id: &GroupId,
+        fields: GroupFields,
+    ) -> Result<Group, ServiceError> {
+        fields.validate(false)?;
+        let mut group = self.store.group(scope, id).await?;
+        let now = now_secs(self.clock.as_ref());
+        group.patch(fields, now)?;
+        self.store.update_group(scope, &group).await?;
+        Ok(group)
+    }
+
+    /// Lists the caller's groups, newest first.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn list(
+        &self,
+        scope: &Scope,
+        page: &PageRequest,
+    ) -> Result<Page<Group>, ServiceError> {
+        Ok(self.store.groups(scope, page).await?)
+    }
+}

@@ -1,0 +1,452 @@
+//! Storage ports. The persistence adapter (`store-diesel`) implements them
+//! on SQLite and PostgreSQL; services and unit tests use them through
+//! `Arc<dyn …>` and their `mockall` mocks.
+//!
+//! **Transactions.** Each method is one unit of work: it commits entirely
+//! or not at all. A method that makes a change an event announces takes
+//! that event (or the job that will announce it) and writes it to the
+//! outbox in the same transaction, so a crash can never leave a change
+//! without its event, or an event without its change.
+//!
+//! **Scoping.** Every method that reads or writes a partner's resources
+//! takes a [`Scope`]; nothing of another partner or mode is ever returned.
+
+use async_trait::async_trait;
+
+use crate::api_key::{KeyDigest, KeyRecord};
+use crate::census::{CensusOutcome, CensusWrite, StoredMember};
+use crate::enrollment::Enrollment;
+use crate::event::{Event, NewEvent};
+use crate::group::{CompanyState, Group, GroupStatus};
+use crate::idempotency::{Begin, IdempotentRequest, StoredResponse};
+use crate::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, PartnerId, QuoteId};
+use crate::job::{Job, JobKind, NewJob};
+use crate::page::{Page, PageRequest};
+use crate::partner::Partner;
+use crate::quote::{Quote, QuoteStatus};
+use crate::rate_limit::Policy;
+use crate::scope::Scope;
+
+/// Why a storage operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The addressed row does not exist in the caller's scope.
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness or state rule refused the write.
+    #[error("conflict: {0}")]
+    Conflict(Conflict),
+    /// The database cannot be reached (503 `not_configured`).
+    #[error("database unavailable")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Any other database failure (500).
+    #[error("database error")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Which rule a conflicting write broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Conflict {
+    /// Another group of the mode holds the domain (enrolled or active).
+    #[error("an enrolled group already exists for this domain")]
+    DomainTaken,
+    /// A live key is active and no rotation was asked for.
+    #[error("a live key is already active")]
+    LiveKeyActive,
+    /// The group already has an enrollment.
+    #[error("the group already has an enrollment")]
+    AlreadyEnrolled,
+    /// A generated id collided (retry with a fresh one).
+    #[error("id collision")]
+    IdTaken,
+}
+
+/// Shorthand for port results.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Partners and their API keys (operator commands and authentication).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait PartnerStore: Send + Sync {
+    /// Stores a new partner.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::IdTaken`] when the id exists.
+    async fn insert_partner(&self, partner: &Partner, now: i64) -> StoreResult<()>;
+
+    /// Reads a partner.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown id.
+    async fn partner(&self, id: &PartnerId) -> StoreResult<Partner>;
+
+    /// Turns live mode on or off and records when.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown partner.
+    async fn set_live_enabled(&self, id: &PartnerId, enabled: bool, now: i64) -> StoreResult<()>;
+
+    /// Stores a new key. For a live key, when `rotate` is set, every active
+    /// live key of the partner is revoked in the same transaction; the ids
+    /// revoked are returned.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::LiveKeyActive`] for a live key when one is
+    /// active and `rotate` is not set, and [`StoreError::NotFound`] for an
+    /// unknown partner.
+    async fn insert_key(&self, key: &KeyRecord, rotate: bool, now: i64) -> StoreResult<Vec<KeyId>>;
+
+    /// Finds an active or revoked key by digest, with its partner.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when no key has the digest.
+    async fn key_by_digest(&self, digest: &KeyDigest) -> StoreResult<(KeyRecord, Partner)>;
+
+    /// Reads one key record.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown id.
+    async fn key(&self, id: &KeyId) -> StoreResult<KeyRecord>;
+
+    /// A partner's keys, newest first.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown partner.
+    async fn keys(&self, partner: &PartnerId) -> StoreResult<Vec<KeyRecord>>;
+
+    /// Revokes a key (idempotent on an already revoked key).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown id.
+    async fn revoke_key(&self, id: &KeyId, now: i64) -> StoreResult<()>;
+}
+
+/// Employer groups.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait GroupStore: Send + Sync {
+    /// Stores a new group.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::DomainTaken`] when a group of the same mode
+    /// (any partner) with the same domain is enrolled or active, and
+    /// [`Conflict::IdTaken`] when the id exists.
+    async fn insert_group(&self, group: &Group) -> StoreResult<()>;
+
+    /// Reads a group of the scope.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn group(&self, scope: &Scope, id: &GroupId) -> StoreResult<Group>;
+
+    /// Saves the writable fields of a group (name, domain, external id,
+    /// address, contact, current coverage, `updated_at`).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such
+    /// group, and [`Conflict::DomainTaken`] when an enrolled or active
+    /// group holds the new domain.
+    async fn update_group(&self, scope: &Scope, group: &Group) -> StoreResult<()>;
+
+    /// Moves status and company state forward (status never moves back)
+    /// and appends `events` in the same transaction.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn advance_group(
+        &self,
+        scope: &Scope,
+        id: &GroupId,
+        status: GroupStatus,
+        company_state: Option<CompanyState>,
+        events: &[NewEvent],
+        now: i64,
+    ) -> StoreResult<Group>;
+
+    /// The scope's groups, newest first.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn groups(&self, scope: &Scope, page: &PageRequest) -> StoreResult<Page<Group>>;
+}
+
+/// Census members.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CensusStore: Send + Sync {
+    /// Replaces a group's census in one transaction: matches rows to
+    /// existing members (by `external_id`, else email), keeps their ids,
+    /// removes absent members, updates the group's member count, rating
+    /// digest and status (`census_received` when ≥ 1 member), supersedes
+    /// the group's open market-comparison job and enqueues `write.job`.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn replace_census(
+        &self,
+        scope: &Scope,
+        write: &CensusWrite,
+    ) -> StoreResult<CensusOutcome>;
+
+    /// A page of a group's census, newest first over `(created_at, id)`.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn census_page(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        page: &PageRequest,
+    ) -> StoreResult<Page<StoredMember>>;
+
+    /// The whole census of a group, in the order of its last write.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn census(&self, scope: &Scope, group: &GroupId) -> StoreResult<Vec<StoredMember>>;
+}
+
+/// Quotes and enrollments.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait QuoteStore: Send + Sync {
+    /// Stores a quote and moves its group to at least `quoted`, appending
+    /// `events` in the same transaction.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn insert_quote(&self, quote: &Quote, events: &[NewEvent]) -> StoreResult<()>;
+
+    /// Reads a quote of the scope.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such quote.
+    async fn quote(&self, scope: &Scope, id: &QuoteId) -> StoreResult<Quote>;
+
+    /// Changes a quote's status and document, appending `events` in the
+    /// same transaction (`quote.finalized`).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such quote.
+    async fn update_quote(
+        &self,
+        scope: &Scope,
+        id: &QuoteId,
+        status: QuoteStatus,
+        body: &serde_json::Value,
+        events: &[NewEvent],
+    ) -> StoreResult<()>;
+
+    /// A group's quotes, newest first.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn quotes(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Quote>>;
+
+    /// Stores the group's enrollment, moves the group to `enrolled` with
+    /// company state `sandbox`, and appends `events`, in one transaction.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::AlreadyEnrolled`] when the group has one,
+    /// [`Conflict::DomainTaken`] when another group of the mode holds the
+    /// domain, and [`StoreError::NotFound`] when the scope has no such group.
+    async fn insert_enrollment(
+        &self,
+        enrollment: &Enrollment,
+        events: &[NewEvent],
+    ) -> StoreResult<()>;
+
+    /// Reads an enrollment of the scope.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such enrollment.
+    async fn enrollment(&self, scope: &Scope, id: &EnrollmentId) -> StoreResult<Enrollment>;
+
+    /// The group's enrollment, if any.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn group_enrollment(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+    ) -> StoreResult<Option<Enrollment>>;
+}
+
+/// The event outbox: appending, reading back, and claiming deliveries.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait OutboxStore: Send + Sync {
+    /// Appends events on their own (a `ping`).
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::IdTaken`] when an id exists.
+    async fn append(&self, events: &[NewEvent], now_ms: i64) -> StoreResult<()>;
+
+    /// Claims up to `limit` deliveries due at `now_ms`, leasing each for
+    /// `lease_ms`: no other claimant (in any process) gets them until the
+    /// lease ends or the attempt is recorded.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn claim_deliveries(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<Event>>;
+
+    /// Records an attempt's outcome: the new state, the attempt count and,
+    /// when pending, the next due time; releases the lease.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown event.
+    async fn record_attempt(
+        &self,
+        id: &EventId,
+        state: crate::event::DeliveryState,
+        status: Option<u16>,
+        next_attempt_at_ms: Option<i64>,
+    ) -> StoreResult<()>;
+
+    /// Reads an event of the scope with its delivery state.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such event.
+    async fn event(&self, scope: &Scope, id: &EventId) -> StoreResult<Event>;
+
+    /// The scope's events created at or after `since`, newest first.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn events(
+        &self,
+        scope: &Scope,
+        since: i64,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Event>>;
+}
+
+/// The background job table.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait JobStore: Send + Sync {
+    /// Enqueues a job.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::IdTaken`] when the id exists.
+    async fn enqueue(&self, job: &NewJob) -> StoreResult<()>;
+
+    /// Claims the oldest due job of `kinds` (queued, or running with an
+    /// expired lease), leasing it until `now_ms + lease_ms` and counting the
+    /// attempt. Two claimants never get the same job.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn claim_job(
+        &self,
+        kinds: &[JobKind],
+        now_ms: i64,
+        lease_ms: i64,
+    ) -> StoreResult<Option<Job>>;
+
+    /// Marks a claimed job done and appends `events`, in one transaction.
+    /// A job superseded meanwhile stays superseded and its events are
+    /// dropped; the return value tells whether the job was completed.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown job.
+    async fn complete_job(&self, id: &JobId, events: &[NewEvent]) -> StoreResult<bool>;
+
+    /// Puts a claimed job back to run at `retry_at_ms`, or marks it failed
+    /// when `retry_at_ms` is `None`.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown job.
+    async fn fail_job(&self, id: &JobId, retry_at_ms: Option<i64>, error: &str) -> StoreResult<()>;
+
+    /// The group's open job of `kind` (queued or running), if any: while
+    /// one exists, quotes answer 409 `rates_pending`.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn open_job(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        kind: JobKind,
+    ) -> StoreResult<Option<Job>>;
+}
+
+/// Idempotency records.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait IdempotencyStore: Send + Sync {
+    /// Atomically looks up `(scope, request.key)` and either starts an
+    /// in-flight record ([`Begin::Execute`]) or reports a replay, a
+    /// mismatch or an in-flight duplicate. Records older than 24 hours and
+    /// in-flight records whose lease ran out count as absent.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn begin(
+        &self,
+        scope: &Scope,
+        request: &IdempotentRequest,
+        now: i64,
+    ) -> StoreResult<Begin>;
+
+    /// Stores the response of an executed request.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when no in-flight record exists.
+    async fn complete(
+        &self,
+        scope: &Scope,
+        key: &str,
+        response: &StoredResponse,
+        now: i64,
+    ) -> StoreResult<()>;
+
+    /// Drops an in-flight record (the response is not stored: 5xx, 429).
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()>;
+
+    /// Deletes records past the replay window; returns how many.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn purge_idempotency(&self, now: i64) -> StoreResult<u64>;
+}
+
+/// Rate-limit counters.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait RateLimitStore: Send + Sync {
+    /// Counts one hit of `bucket` in the window of `policy` holding `now`,
+    /// unless the counter already reached the limit. Returns the count
+    /// after the hit, or `None` when refused. Atomic across every process
+    /// sharing the store.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn hit(&self, policy: &Policy, bucket: &str, now: i64) -> StoreResult<Option<u32>>;
+}
+
+/// Whether the store answers (for `/readyz` and failing closed).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait Health: Send + Sync {
+    /// Runs a trivial query.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the database cannot be reached.
+    async fn ping(&self) -> StoreResult<()>;
+}
