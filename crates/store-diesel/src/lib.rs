@@ -1,4 +1,197 @@
-//! Persistence adapter: implements the domain storage ports with `diesel` and
-//! `diesel-async`, on embedded SQLite (the default) and PostgreSQL.
+//! Diesel persistence adapter: one adapter, two backends.
 //!
-//! Empty in this release; the storage ports it implements do not exist yet.
+//! - **SQLite** (the embedded default): one file, WAL, created and migrated
+//!   on first start, through `diesel-async`'s sync-connection wrapper.
+//! - **PostgreSQL** (several server processes): `diesel-async` with no libpq.
+//!
+//! Both implement every storage port of `domain::store` with the same
+//! query code (`src/ops/*.rs`, compiled once per backend); what differs —
+//! how a write transaction begins, row claiming with `SKIP LOCKED`, and the
+//! rate-limit counter — lives in `pg.rs` and `sqlite.rs`.
+//!
+//! **API boundary:** callers see [`Database`], [`Stores`] (the ports as
+//! `Arc<dyn …>`), [`migrate`] and [`sealer`]; no diesel type leaves this
+//! crate.
+
+// Each `ops/*.rs` file is compiled twice on purpose, once inside `pg` and
+// once inside `sqlite`, each time against that backend's connection type.
+#![expect(
+    clippy::duplicate_mod,
+    reason = "the shared query code is compiled once per backend"
+)]
+
+mod error;
+pub mod migrate;
+mod pg;
+mod rows;
+mod schema;
+pub mod sealer;
+mod sqlite;
+
+use std::sync::Arc;
+
+use domain::store::{
+    CensusStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore, PartnerStore,
+    QuoteStore, RateLimitStore, StoreResult,
+};
+
+pub use pg::PgStore;
+pub use sqlite::SqliteStore;
+
+/// Which database a URL names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    /// An SQLite file.
+    Sqlite {
+        /// File path.
+        path: String,
+    },
+    /// A PostgreSQL database.
+    Postgres {
+        /// Connection URL.
+        url: String,
+    },
+}
+
+/// Why a database URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("database_url must be sqlite://PATH or postgres://…, got {0:?}")]
+pub struct BadUrl(pub String);
+
+impl Database {
+    /// Parses `sqlite://PATH` (relative paths allowed: `sqlite://data/x.sqlite`),
+    /// `sqlite:PATH`, `postgres://…` or `postgresql://…`.
+    ///
+    /// # Errors
+    /// [`BadUrl`] for anything else.
+    pub fn parse(url: &str) -> Result<Self, BadUrl> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            return Ok(Self::Postgres {
+                url: url.to_owned(),
+            });
+        }
+        let path = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .filter(|p| !p.is_empty() && !p.contains('?'));
+        match path {
+            Some(p) => Ok(Self::Sqlite { path: p.to_owned() }),
+            None => Err(BadUrl(url.to_owned())),
+        }
+    }
+
+    /// `sqlite` or `postgres`.
+    #[must_use]
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Self::Sqlite { .. } => "sqlite",
+            Self::Postgres { .. } => "postgres",
+        }
+    }
+}
+
+/// Every storage port, backed by one database.
+#[derive(Clone)]
+pub struct Stores {
+    /// Partners and keys.
+    pub partners: Arc<dyn PartnerStore>,
+    /// Groups.
+    pub groups: Arc<dyn GroupStore>,
+    /// Census members.
+    pub census: Arc<dyn CensusStore>,
+    /// Quotes and enrollments.
+    pub quotes: Arc<dyn QuoteStore>,
+    /// The event outbox.
+    pub outbox: Arc<dyn OutboxStore>,
+    /// Background jobs.
+    pub jobs: Arc<dyn JobStore>,
+    /// Idempotency records.
+    pub idempotency: Arc<dyn IdempotencyStore>,
+    /// Rate-limit counters.
+    pub rate_limits: Arc<dyn RateLimitStore>,
+    /// Health.
+    pub health: Arc<dyn Health>,
+}
+
+impl Stores {
+    fn from_arc<S>(s: Arc<S>) -> Self
+    where
+        S: PartnerStore
+            + GroupStore
+            + CensusStore
+            + QuoteStore
+            + OutboxStore
+            + JobStore
+            + IdempotencyStore
+            + RateLimitStore
+            + Health
+            + 'static,
+    {
+        Self {
+            partners: s.clone(),
+            groups: s.clone(),
+            census: s.clone(),
+            quotes: s.clone(),
+            outbox: s.clone(),
+            jobs: s.clone(),
+            idempotency: s.clone(),
+            rate_limits: s.clone(),
+            health: s,
+        }
+    }
+
+    /// Opens the stores for `db` with at most `max_connections` pooled
+    /// connections. Does not migrate (see [`migrate::run`]) and does not
+    /// connect yet: connections open on first use.
+    ///
+    /// # Errors
+    /// When the pool cannot be built.
+    pub fn open(db: &Database, max_connections: usize) -> StoreResult<Self> {
+        Ok(match db {
+            Database::Sqlite { path } => {
+                Self::from_arc(Arc::new(SqliteStore::new(path, max_connections)?))
+            }
+            Database::Postgres { url } => {
+                Self::from_arc(Arc::new(PgStore::new(url, max_connections)?))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_a_backend() {
+        assert_eq!(
+            Database::parse("sqlite://data/partner-api.sqlite"),
+            Ok(Database::Sqlite {
+                path: "data/partner-api.sqlite".to_owned()
+            })
+        );
+        assert_eq!(
+            Database::parse("sqlite:/tmp/x.db"),
+            Ok(Database::Sqlite {
+                path: "/tmp/x.db".to_owned()
+            })
+        );
+        assert_eq!(
+            Database::parse("postgres://u@h/db").map(|d| d.backend()),
+            Ok("postgres")
+        );
+        assert_eq!(
+            Database::parse("postgresql://u@h/db").map(|d| d.backend()),
+            Ok("postgres")
+        );
+        for bad in [
+            "",
+            "sqlite://",
+            "mysql://x",
+            "data.sqlite",
+            "sqlite://x?mode=ro",
+        ] {
+            assert!(Database::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Embedded migrations for both backends, applied by `partner-api migrate`
+//! and at the start of `serve`, and reverted (every migration has a
+//! working `down`) by the migration tests.
+
+use diesel::Connection as _;
+use diesel::sqlite::SqliteConnection;
+use diesel_async::{AsyncConnection as _, AsyncMigrationHarness, AsyncPgConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use crate::Database;
+
+/// The SQLite migrations.
+pub const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+/// The PostgreSQL migrations.
+pub const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+
+/// Why migrating failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    /// The database cannot be reached or opened.
+    #[error("cannot connect to the database: {0}")]
+    Connect(String),
+    /// A migration failed.
+    #[error("migration failed: {0}")]
+    Migration(String),
+}
+
+/// Which way to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Apply every pending migration.
+    Up,
+    /// Revert every applied migration.
+    DownAll,
+}
+
+/// Applies (or reverts) migrations; returns the versions touched. Runs the
+/// blocking harness off the async workers, so it is safe on any runtime.
+///
+/// # Errors
+/// [`MigrateError`].
+pub async fn run(db: &Database, direction: Direction) -> Result<Vec<String>, MigrateError> {
+    match db {
+        Database::Sqlite { path } => {
+            let path = path.clone();
+            tokio::task::spawn_blocking(move || {
+                if let Some(dir) = std::path::Path::new(&path).parent()
+                    && !dir.as_os_str().is_empty()
+                {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| MigrateError::Connect(e.to_string()))?;
+                }
+                let mut conn = SqliteConnection::establish(&path)
+                    .map_err(|e| MigrateError::Connect(e.to_string()))?;
+                diesel::connection::SimpleConnection::batch_execute(
+                    &mut conn,
+                    crate::sqlite::PRAGMAS,
+                )
+                .map_err(|e| MigrateError::Connect(e.to_string()))?;
+                apply(&mut conn, SQLITE, direction)
+            })
+            .await
+            .map_err(|e| MigrateError::Migration(e.to_string()))?
+        }
+        Database::Postgres { url } => {
+            let conn = AsyncPgConnection::establish(url)
+                .await
+                .map_err(|e| MigrateError::Connect(e.to_string()))?;
+            tokio::task::spawn_blocking(move || {
+                let mut harness = AsyncMigrationHarness::new(conn);
+                apply(&mut harness, POSTGRES, direction)
+            })
+            .await
+            .map_err(|e| MigrateError::Migration(e.to_string()))?
+        }
+    }
+}
+
+fn apply<B: diesel::backend::Backend, H: MigrationHarness<B>>(
+    harness: &mut H,
+    migrations: EmbeddedMigrations,
+    direction: Direction,
+) -> Result<Vec<String>, MigrateError> {
+    let versions = match direction {
+        Direction::Up => harness.run_pending_migrations(migrations),
+        Direction::DownAll => harness.revert_all_migrations(migrations),
+    }
+    .map_err(|e| MigrateError::Migration(e.to_string()))?;
+    Ok(versions.into_iter().map(|v| v.to_string()).collect())
+}

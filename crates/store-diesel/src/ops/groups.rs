@@ -1,0 +1,182 @@
+//! Employer groups (shared by both backends).
+
+use async_trait::async_trait;
+use diesel::{
+    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
+};
+use diesel_async::RunQueryDsl;
+use domain::event::NewEvent;
+use domain::group::{CompanyState, Group, GroupStatus};
+use domain::ids::GroupId;
+use domain::page::{Cursor, Page, PageRequest};
+use domain::scope::Scope;
+use domain::store::{Conflict, GroupStore, StoreError, StoreResult};
+
+use super::outbox::append_events;
+use super::{Conn, Store};
+use crate::error::{TxError, db};
+use crate::rows::GroupRow;
+use crate::schema::groups;
+
+/// Reads a group of the scope inside a transaction.
+pub(crate) async fn load_group(conn: &mut Conn, scope: &Scope, id: &str) -> Result<Group, TxError> {
+    let row = groups::table
+        .filter(groups::id.eq(id))
+        .filter(groups::partner_id.eq(scope.partner.as_str()))
+        .filter(groups::mode.eq(scope.mode.as_str()))
+        .select(GroupRow::as_select())
+        .first(conn)
+        .await
+        .optional()?
+        .ok_or(StoreError::NotFound)?;
+    Ok(row.into_domain()?)
+}
+
+/// Whether another group of `mode` holds `domain` (enrolled or active).
+pub(crate) async fn domain_held(
+    conn: &mut Conn,
+    mode: &str,
+    domain: &str,
+    except: &str,
+) -> Result<bool, TxError> {
+    let n: i64 = groups::table
+        .filter(groups::mode.eq(mode))
+        .filter(groups::domain.eq(domain))
+        .filter(groups::status.eq_any(["enrolled", "active"]))
+        .filter(groups::id.ne(except))
+        .count()
+        .get_result(conn)
+        .await?;
+    Ok(n > 0)
+}
+
+/// Moves a group forward inside a transaction.
+pub(crate) async fn advance(
+    conn: &mut Conn,
+    scope: &Scope,
+    id: &str,
+    status: GroupStatus,
+    company_state: Option<CompanyState>,
+    now: i64,
+) -> Result<Group, TxError> {
+    let mut group = load_group(conn, scope, id).await?;
+    group.status = group.status.advance_to(status);
+    if company_state.is_some() {
+        group.company_state = company_state;
+    }
+    group.updated_at = now;
+    diesel::update(groups::table.find(id))
+        .set((
+            groups::status.eq(group.status.as_str()),
+            groups::company_state.eq(group.company_state.map(|s| s.as_str())),
+            groups::updated_at.eq(now),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(group)
+}
+
+#[async_trait]
+impl GroupStore for Store {
+    async fn insert_group(&self, group: &Group) -> StoreResult<()> {
+        let row = GroupRow::new(group)?;
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(conn, async |c: &mut Conn| {
+            if domain_held(c, &row.mode, &row.domain, &row.id).await? {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
+            }
+            diesel::insert_into(groups::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn group(&self, scope: &Scope, id: &GroupId) -> StoreResult<Group> {
+        let mut conn = self.conn().await?;
+        Ok(load_group(&mut conn, scope, id.as_str()).await?)
+    }
+
+    async fn update_group(&self, scope: &Scope, group: &Group) -> StoreResult<()> {
+        let row = GroupRow::new(group)?;
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(conn, async |c: &mut Conn| {
+            let current = load_group(c, scope, &row.id).await?;
+            if current.status.holds_domain()
+                && current.domain != row.domain
+                && domain_held(c, &row.mode, &row.domain, &row.id).await?
+            {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
+            }
+            diesel::update(groups::table.find(&row.id))
+                .set((
+                    groups::company_name.eq(&row.company_name),
+                    groups::domain.eq(&row.domain),
+                    groups::external_id.eq(&row.external_id),
+                    groups::address.eq(&row.address),
+                    groups::contact.eq(&row.contact),
+                    groups::current_coverage.eq(&row.current_coverage),
+                    groups::updated_at.eq(row.updated_at),
+                ))
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn advance_group(
+        &self,
+        scope: &Scope,
+        id: &GroupId,
+        status: GroupStatus,
+        company_state: Option<CompanyState>,
+        events: &[NewEvent],
+        now: i64,
+    ) -> StoreResult<Group> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        Ok(write_tx!(conn, async |c: &mut Conn| {
+            let group = advance(c, scope, id.as_str(), status, company_state, now).await?;
+            append_events(c, events, now.saturating_mul(1000)).await?;
+            Ok::<_, TxError>(group)
+        })
+        .await?)
+    }
+
+    async fn groups(&self, scope: &Scope, page: &PageRequest) -> StoreResult<Page<Group>> {
+        let mut conn = self.conn().await?;
+        let mut q = groups::table
+            .filter(groups::partner_id.eq(scope.partner.as_str()))
+            .filter(groups::mode.eq(scope.mode.as_str()))
+            .into_boxed();
+        if let Some(c) = &page.after {
+            q = q.filter(
+                groups::created_at.lt(c.created_at).or(groups::created_at
+                    .eq(c.created_at)
+                    .and(groups::id.lt(c.id.clone()))),
+            );
+        }
+        let rows = q
+            .order((groups::created_at.desc(), groups::id.desc()))
+            .limit(i64::from(page.limit) + 1)
+            .select(GroupRow::as_select())
+            .load(&mut *conn)
+            .await
+            .map_err(db)?;
+        let groups = rows
+            .into_iter()
+            .map(GroupRow::into_domain)
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Page::from_rows(groups, page.limit, |g| Cursor {
+            created_at: g.created_at,
+            id: g.id.to_string(),
+        }))
+    }
+}

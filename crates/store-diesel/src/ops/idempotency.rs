@@ -1,0 +1,164 @@
+//! Idempotency records (shared by both backends). `begin` is one
+//! transaction: drop an expired record for the key, try to insert an
+//! in-flight record (`ON CONFLICT DO NOTHING`), and if another request got
+//! there first, classify what it left. On PostgreSQL the insert waits for a
+//! concurrent inserter of the same key to commit, so exactly one of N
+//! concurrent duplicates executes.
+
+use async_trait::async_trait;
+use diesel::{ExpressionMethods, OptionalExtension, QueryDsl};
+use diesel_async::RunQueryDsl;
+use domain::idempotency::{
+    Begin, IN_FLIGHT_LEASE_SECS, IdempotentRequest, REPLAY_WINDOW_SECS, StoredResponse,
+};
+use domain::scope::Scope;
+use domain::store::{IdempotencyStore, StoreError, StoreResult};
+
+use super::{Conn, Store};
+use crate::error::{TxError, db};
+use crate::schema::idempotency as idem;
+
+type Found = (
+    String,
+    String,
+    String,
+    String,
+    Option<i32>,
+    Option<String>,
+    Option<Vec<u8>>,
+);
+
+#[async_trait]
+impl IdempotencyStore for Store {
+    async fn begin(
+        &self,
+        scope: &Scope,
+        request: &IdempotentRequest,
+        now: i64,
+    ) -> StoreResult<Begin> {
+        let partner = scope.partner.to_string();
+        let mode = scope.mode.as_str();
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        Ok(write_tx!(conn, async |c: &mut Conn| {
+            let key_filter = idem::table
+                .filter(idem::partner_id.eq(&partner))
+                .filter(idem::mode.eq(mode))
+                .filter(idem::idem_key.eq(&request.key));
+            diesel::delete(key_filter.filter(idem::expires_at.le(now)))
+                .execute(c)
+                .await?;
+            let inserted = diesel::insert_into(idem::table)
+                .values((
+                    idem::partner_id.eq(&partner),
+                    idem::mode.eq(mode),
+                    idem::idem_key.eq(&request.key),
+                    idem::method.eq(&request.method),
+                    idem::route.eq(&request.route),
+                    idem::digest.eq(&request.digest),
+                    idem::state.eq("in_flight"),
+                    idem::created_at.eq(now),
+                    idem::expires_at.eq(now.saturating_add(IN_FLIGHT_LEASE_SECS)),
+                ))
+                .on_conflict_do_nothing()
+                .execute(c)
+                .await?;
+            if inserted == 1 {
+                return Ok(Begin::Execute);
+            }
+            let found: Option<Found> = key_filter
+                .select((
+                    idem::method,
+                    idem::route,
+                    idem::digest,
+                    idem::state,
+                    idem::status,
+                    idem::headers,
+                    idem::body,
+                ))
+                .first(c)
+                .await
+                .optional()?;
+            let Some((method, route, digest, state, status, headers, body)) = found else {
+                // Released between our insert and read: the caller retries.
+                return Ok(Begin::InFlight);
+            };
+            if method != request.method || route != request.route || digest != request.digest {
+                return Ok(Begin::Mismatch);
+            }
+            if state != "done" {
+                return Ok(Begin::InFlight);
+            }
+            let headers: Vec<(String, String)> = match headers {
+                Some(h) => {
+                    serde_json::from_str(&h).map_err(|e| StoreError::Internal(Box::new(e)))?
+                }
+                None => Vec::new(),
+            };
+            Ok::<_, TxError>(Begin::Replay(StoredResponse {
+                status: status.and_then(|s| u16::try_from(s).ok()).unwrap_or(200),
+                headers,
+                body: body.unwrap_or_default(),
+            }))
+        })
+        .await?)
+    }
+
+    async fn complete(
+        &self,
+        scope: &Scope,
+        key: &str,
+        response: &StoredResponse,
+        now: i64,
+    ) -> StoreResult<()> {
+        let headers = serde_json::to_string(&response.headers)
+            .map_err(|e| StoreError::Internal(Box::new(e)))?;
+        let mut conn = self.conn().await?;
+        let n = diesel::update(
+            idem::table
+                .filter(idem::partner_id.eq(scope.partner.as_str()))
+                .filter(idem::mode.eq(scope.mode.as_str()))
+                .filter(idem::idem_key.eq(key))
+                .filter(idem::state.eq("in_flight")),
+        )
+        .set((
+            idem::state.eq("done"),
+            idem::status.eq(Some(i32::from(response.status))),
+            idem::headers.eq(Some(headers)),
+            idem::body.eq(Some(&response.body)),
+            idem::expires_at.eq(now.saturating_add(REPLAY_WINDOW_SECS)),
+        ))
+        .execute(&mut *conn)
+        .await
+        .map_err(db)?;
+        if n == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        diesel::delete(
+            idem::table
+                .filter(idem::partner_id.eq(scope.partner.as_str()))
+                .filter(idem::mode.eq(scope.mode.as_str()))
+                .filter(idem::idem_key.eq(key))
+                .filter(idem::state.eq("in_flight")),
+        )
+        .execute(&mut *conn)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn purge_idempotency(&self, now: i64) -> StoreResult<u64> {
+        let mut conn = self.conn().await?;
+        let n = diesel::delete(idem::table.filter(idem::expires_at.le(now)))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+}

@@ -1,0 +1,172 @@
+//! The job table (shared by both backends; claiming is per backend).
+
+use async_trait::async_trait;
+use diesel::{
+    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
+};
+use diesel_async::RunQueryDsl;
+use domain::event::NewEvent;
+use domain::ids::{GroupId, JobId};
+use domain::job::{Job, JobKind, JobState, NewJob};
+use domain::scope::Scope;
+use domain::store::{JobStore, StoreError, StoreResult};
+
+use super::outbox::append_events;
+use super::{Conn, Store, claim_job_id};
+use crate::error::{TxError, db};
+use crate::rows::JobRow;
+use crate::schema::jobs;
+
+#[async_trait]
+impl JobStore for Store {
+    async fn enqueue(&self, job: &NewJob) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(jobs::table)
+            .values(JobRow::new(job))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn claim_job(
+        &self,
+        kinds: &[JobKind],
+        now_ms: i64,
+        lease_ms: i64,
+    ) -> StoreResult<Option<Job>> {
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let row = write_tx!(conn, async |c: &mut Conn| {
+            let Some(id) = claim_job_id(c, &kinds, now_ms).await? else {
+                return Ok(None);
+            };
+            diesel::update(jobs::table.find(&id))
+                .set((
+                    jobs::state.eq(JobState::Running.as_str()),
+                    jobs::locked_until_ms.eq(Some(now_ms.saturating_add(lease_ms))),
+                    jobs::attempts.eq(jobs::attempts + 1),
+                ))
+                .execute(c)
+                .await?;
+            let row: JobRow = jobs::table
+                .find(&id)
+                .select(JobRow::as_select())
+                .first(c)
+                .await?;
+            Ok::<_, TxError>(Some(row))
+        })
+        .await?;
+        row.map(JobRow::into_domain).transpose()
+    }
+
+    async fn complete_job(&self, id: &JobId, list: &[NewEvent]) -> StoreResult<bool> {
+        let due = list
+            .iter()
+            .map(|e| e.created_at)
+            .max()
+            .unwrap_or(0)
+            .saturating_mul(1000);
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        Ok(write_tx!(conn, async |c: &mut Conn| {
+            let state: String = jobs::table
+                .find(id.as_str())
+                .select(jobs::state)
+                .first(c)
+                .await
+                .optional()?
+                .ok_or(StoreError::NotFound)?;
+            if state == JobState::Superseded.as_str() {
+                return Ok(false);
+            }
+            diesel::update(jobs::table.find(id.as_str()))
+                .set((
+                    jobs::state.eq(JobState::Done.as_str()),
+                    jobs::locked_until_ms.eq(None::<i64>),
+                ))
+                .execute(c)
+                .await?;
+            append_events(c, list, due).await?;
+            Ok::<_, TxError>(true)
+        })
+        .await?)
+    }
+
+    async fn fail_job(&self, id: &JobId, retry_at_ms: Option<i64>, error: &str) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        let (state, run_after) = match retry_at_ms {
+            Some(at) => (JobState::Queued, Some(at)),
+            None => (JobState::Failed, None),
+        };
+        let target = jobs::table
+            .filter(jobs::id.eq(id.as_str()))
+            .filter(jobs::state.ne(JobState::Superseded.as_str()));
+        let n = match run_after {
+            Some(at) => {
+                diesel::update(target)
+                    .set((
+                        jobs::state.eq(state.as_str()),
+                        jobs::run_after_ms.eq(at),
+                        jobs::locked_until_ms.eq(None::<i64>),
+                        jobs::last_error.eq(Some(error)),
+                    ))
+                    .execute(&mut *conn)
+                    .await
+            }
+            None => {
+                diesel::update(target)
+                    .set((
+                        jobs::state.eq(state.as_str()),
+                        jobs::locked_until_ms.eq(None::<i64>),
+                        jobs::last_error.eq(Some(error)),
+                    ))
+                    .execute(&mut *conn)
+                    .await
+            }
+        }
+        .map_err(db)?;
+        if n == 0 {
+            // Either unknown, or superseded meanwhile (which is fine).
+            let exists: Option<String> = jobs::table
+                .find(id.as_str())
+                .select(jobs::id)
+                .first(&mut *conn)
+                .await
+                .optional()
+                .map_err(db)?;
+            if exists.is_none() {
+                return Err(StoreError::NotFound);
+            }
+        }
+        Ok(())
+    }
+
+    async fn open_job(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        kind: JobKind,
+    ) -> StoreResult<Option<Job>> {
+        let mut conn = self.conn().await?;
+        jobs::table
+            .filter(jobs::group_id.eq(group.as_str()))
+            .filter(jobs::partner_id.eq(scope.partner.as_str()))
+            .filter(jobs::mode.eq(scope.mode.as_str()))
+            .filter(jobs::kind.eq(kind.as_str()))
+            .filter(
+                jobs::state
+                    .eq(JobState::Queued.as_str())
+                    .or(jobs::state.eq(JobState::Running.as_str())),
+            )
+            .order(jobs::run_after_ms.desc())
+            .select(JobRow::as_select())
+            .first(&mut *conn)
+            .await
+            .optional()
+            .map_err(db)?
+            .map(JobRow::into_domain)
+            .transpose()
+    }
+}

@@ -1,0 +1,145 @@
+//! The event outbox (shared by both backends; claiming is per backend).
+
+use async_trait::async_trait;
+use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl, SelectableHelper};
+use diesel_async::RunQueryDsl;
+use domain::event::{DeliveryState, Event, NewEvent};
+use domain::ids::EventId;
+use domain::page::{Cursor, Page, PageRequest};
+use domain::scope::Scope;
+use domain::store::{OutboxStore, StoreError, StoreResult};
+
+use super::{Conn, Store, claim_event_ids, insert_events};
+use crate::error::{TxError, db};
+use crate::rows::EventRow;
+use crate::schema::events;
+
+/// Appends events inside the caller's transaction, first attempt due at
+/// `due_ms`.
+pub(crate) async fn append_events(
+    conn: &mut Conn,
+    list: &[NewEvent],
+    due_ms: i64,
+) -> Result<(), TxError> {
+    if list.is_empty() {
+        return Ok(());
+    }
+    let rows = list
+        .iter()
+        .map(|e| EventRow::new(e, due_ms))
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    insert_events(conn, rows).await?;
+    Ok(())
+}
+
+#[async_trait]
+impl OutboxStore for Store {
+    async fn append(&self, list: &[NewEvent], now_ms: i64) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        Ok(append_events(&mut conn, list, now_ms).await?)
+    }
+
+    async fn claim_deliveries(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<Event>> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let rows = write_tx!(conn, async |c: &mut Conn| {
+            let ids = claim_event_ids(c, now_ms, i64::from(limit)).await?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            diesel::update(events::table.filter(events::id.eq_any(&ids)))
+                .set(events::locked_until_ms.eq(Some(now_ms.saturating_add(lease_ms))))
+                .execute(c)
+                .await?;
+            let rows: Vec<EventRow> = events::table
+                .filter(events::id.eq_any(&ids))
+                .order((events::next_attempt_at_ms.asc(), events::id.asc()))
+                .select(EventRow::as_select())
+                .load(c)
+                .await?;
+            Ok::<_, TxError>(rows)
+        })
+        .await?;
+        rows.into_iter().map(EventRow::into_domain).collect()
+    }
+
+    async fn record_attempt(
+        &self,
+        id: &EventId,
+        state: DeliveryState,
+        status: Option<u16>,
+        next_attempt_at_ms: Option<i64>,
+    ) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(events::table.find(id.as_str()))
+            .set((
+                events::state.eq(state.as_str()),
+                events::attempts.eq(events::attempts + 1),
+                events::last_status.eq(status.map(i32::from)),
+                events::next_attempt_at_ms.eq(next_attempt_at_ms),
+                events::locked_until_ms.eq(None::<i64>),
+            ))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        if n == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn event(&self, scope: &Scope, id: &EventId) -> StoreResult<Event> {
+        let mut conn = self.conn().await?;
+        events::table
+            .filter(events::id.eq(id.as_str()))
+            .filter(events::partner_id.eq(scope.partner.as_str()))
+            .filter(events::mode.eq(scope.mode.as_str()))
+            .select(EventRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_domain()
+    }
+
+    async fn events(
+        &self,
+        scope: &Scope,
+        since: i64,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Event>> {
+        let mut conn = self.conn().await?;
+        let mut q = events::table
+            .filter(events::partner_id.eq(scope.partner.as_str()))
+            .filter(events::mode.eq(scope.mode.as_str()))
+            .filter(events::created_at.ge(since))
+            .into_boxed();
+        if let Some(c) = &page.after {
+            q = q.filter(
+                events::created_at.lt(c.created_at).or(events::created_at
+                    .eq(c.created_at)
+                    .and(events::id.lt(c.id.clone()))),
+            );
+        }
+        let rows = q
+            .order((events::created_at.desc(), events::id.desc()))
+            .limit(i64::from(page.limit) + 1)
+            .select(EventRow::as_select())
+            .load(&mut *conn)
+            .await
+            .map_err(db)?;
+        let items = rows
+            .into_iter()
+            .map(EventRow::into_domain)
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Page::from_rows(items, page.limit, |e| Cursor {
+            created_at: e.event.created_at,
+            id: e.event.id.to_string(),
+        }))
+    }
+}

@@ -1,0 +1,167 @@
+//! Partners and API keys (shared by both backends).
+
+use async_trait::async_trait;
+use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper};
+use diesel_async::RunQueryDsl;
+use domain::api_key::{KeyDigest, KeyRecord};
+use domain::ids::{KeyId, PartnerId};
+use domain::mode::Mode;
+use domain::partner::Partner;
+use domain::store::{Conflict, PartnerStore, StoreError, StoreResult};
+
+use super::{Conn, Store};
+use crate::error::{TxError, db};
+use crate::rows::{KeyRow, PartnerRow, hex};
+use crate::schema::{api_keys, partners};
+
+async fn load_partner(conn: &mut Conn, id: &str) -> Result<Partner, TxError> {
+    let row = partners::table
+        .find(id)
+        .select(PartnerRow::as_select())
+        .first(conn)
+        .await
+        .optional()?
+        .ok_or(StoreError::NotFound)?;
+    Ok(row.into_domain()?)
+}
+
+#[async_trait]
+impl PartnerStore for Store {
+    async fn insert_partner(&self, partner: &Partner, now: i64) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(partners::table)
+            .values(PartnerRow::new(partner, now))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn partner(&self, id: &PartnerId) -> StoreResult<Partner> {
+        let mut conn = self.conn().await?;
+        Ok(load_partner(&mut conn, id.as_str()).await?)
+    }
+
+    async fn set_live_enabled(&self, id: &PartnerId, enabled: bool, now: i64) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(partners::table.find(id.as_str()))
+            .set((
+                partners::live_enabled.eq(enabled),
+                partners::live_changed_at.eq(Some(now)),
+            ))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        if n == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn insert_key(&self, key: &KeyRecord, rotate: bool, now: i64) -> StoreResult<Vec<KeyId>> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let row = KeyRow::new(key);
+        let partner = key.partner_id.to_string();
+        let live = key.mode == Mode::Live;
+        let revoked = write_tx!(conn, async |c: &mut Conn| {
+            load_partner(c, &partner).await?;
+            let mut revoked = Vec::new();
+            if live {
+                let active: Vec<String> = api_keys::table
+                    .filter(api_keys::partner_id.eq(&partner))
+                    .filter(api_keys::mode.eq("live"))
+                    .filter(api_keys::revoked_at.is_null())
+                    .select(api_keys::id)
+                    .load(c)
+                    .await?;
+                if !active.is_empty() && !rotate {
+                    return Err(TxError::Store(StoreError::Conflict(
+                        Conflict::LiveKeyActive,
+                    )));
+                }
+                diesel::update(api_keys::table.filter(api_keys::id.eq_any(&active)))
+                    .set(api_keys::revoked_at.eq(Some(now)))
+                    .execute(c)
+                    .await?;
+                revoked = active;
+            }
+            diesel::insert_into(api_keys::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(revoked)
+        })
+        .await?;
+        revoked
+            .iter()
+            .map(|id| KeyId::parse(id).map_err(|_| crate::error::corrupt("key id", id)))
+            .collect()
+    }
+
+    async fn key_by_digest(&self, digest: &KeyDigest) -> StoreResult<(KeyRecord, Partner)> {
+        let mut conn = self.conn().await?;
+        let row = api_keys::table
+            .filter(api_keys::digest.eq(hex(digest.as_bytes())))
+            .select(KeyRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?;
+        let key = row.into_domain()?;
+        let partner = load_partner(&mut conn, key.partner_id.as_str()).await?;
+        Ok((key, partner))
+    }
+
+    async fn key(&self, id: &KeyId) -> StoreResult<KeyRecord> {
+        let mut conn = self.conn().await?;
+        api_keys::table
+            .find(id.as_str())
+            .select(KeyRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_domain()
+    }
+
+    async fn keys(&self, partner: &PartnerId) -> StoreResult<Vec<KeyRecord>> {
+        let mut conn = self.conn().await?;
+        load_partner(&mut conn, partner.as_str()).await?;
+        api_keys::table
+            .filter(api_keys::partner_id.eq(partner.as_str()))
+            .order((api_keys::created_at.desc(), api_keys::id.desc()))
+            .select(KeyRow::as_select())
+            .load(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_iter()
+            .map(KeyRow::into_domain)
+            .collect()
+    }
+
+    async fn revoke_key(&self, id: &KeyId, now: i64) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(conn, async |c: &mut Conn| {
+            let revoked: Option<Option<i64>> = api_keys::table
+                .find(id.as_str())
+                .select(api_keys::revoked_at)
+                .first(c)
+                .await
+                .optional()?;
+            match revoked {
+                None => Err(TxError::Store(StoreError::NotFound)),
+                Some(Some(_)) => Ok(()),
+                Some(None) => {
+                    diesel::update(api_keys::table.find(id.as_str()))
+                        .set(api_keys::revoked_at.eq(Some(now)))
+                        .execute(c)
+                        .await?;
+                    Ok(())
+                }
+            }
+        })
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,215 @@
+//! Quotes and enrollments (shared by both backends).
+
+use async_trait::async_trait;
+use diesel::{
+    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
+};
+use diesel_async::RunQueryDsl;
+use domain::enrollment::Enrollment;
+use domain::event::NewEvent;
+use domain::group::{CompanyState, GroupStatus};
+use domain::ids::{EnrollmentId, GroupId, QuoteId};
+use domain::page::{Cursor, Page, PageRequest};
+use domain::quote::{Quote, QuoteStatus};
+use domain::scope::Scope;
+use domain::store::{Conflict, QuoteStore, StoreError, StoreResult};
+
+use super::groups::{advance, domain_held, load_group};
+use super::outbox::append_events;
+use super::{Conn, Store};
+use crate::error::{TxError, db};
+use crate::rows::{EnrollmentRow, QuoteRow};
+use crate::schema::{enrollments, quotes};
+
+#[async_trait]
+impl QuoteStore for Store {
+    async fn insert_quote(&self, quote: &Quote, events: &[NewEvent]) -> StoreResult<()> {
+        let row = QuoteRow::new(quote)?;
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(conn, async |c: &mut Conn| {
+            advance(
+                c,
+                &quote.scope,
+                quote.group_id.as_str(),
+                GroupStatus::Quoted,
+                None,
+                quote.created_at,
+            )
+            .await?;
+            diesel::insert_into(quotes::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            append_events(c, events, quote.created_at.saturating_mul(1000)).await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn quote(&self, scope: &Scope, id: &QuoteId) -> StoreResult<Quote> {
+        let mut conn = self.conn().await?;
+        quotes::table
+            .filter(quotes::id.eq(id.as_str()))
+            .filter(quotes::partner_id.eq(scope.partner.as_str()))
+            .filter(quotes::mode.eq(scope.mode.as_str()))
+            .select(QuoteRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_domain()
+    }
+
+    async fn update_quote(
+        &self,
+        scope: &Scope,
+        id: &QuoteId,
+        status: QuoteStatus,
+        body: &serde_json::Value,
+        events: &[NewEvent],
+    ) -> StoreResult<()> {
+        let body = serde_json::to_string(body).map_err(|e| StoreError::Internal(Box::new(e)))?;
+        let due = events
+            .iter()
+            .map(|e| e.created_at)
+            .max()
+            .unwrap_or(0)
+            .saturating_mul(1000);
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(conn, async |c: &mut Conn| {
+            let n = diesel::update(
+                quotes::table
+                    .filter(quotes::id.eq(id.as_str()))
+                    .filter(quotes::partner_id.eq(scope.partner.as_str()))
+                    .filter(quotes::mode.eq(scope.mode.as_str())),
+            )
+            .set((quotes::status.eq(status.as_str()), quotes::body.eq(&body)))
+            .execute(c)
+            .await?;
+            if n == 0 {
+                return Err(TxError::Store(StoreError::NotFound));
+            }
+            append_events(c, events, due).await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn quotes(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Quote>> {
+        let mut conn = self.conn().await?;
+        load_group(&mut conn, scope, group.as_str()).await?;
+        let mut q = quotes::table
+            .filter(quotes::group_id.eq(group.as_str()))
+            .filter(quotes::partner_id.eq(scope.partner.as_str()))
+            .filter(quotes::mode.eq(scope.mode.as_str()))
+            .into_boxed();
+        if let Some(c) = &page.after {
+            q = q.filter(
+                quotes::created_at.lt(c.created_at).or(quotes::created_at
+                    .eq(c.created_at)
+                    .and(quotes::id.lt(c.id.clone()))),
+            );
+        }
+        let rows = q
+            .order((quotes::created_at.desc(), quotes::id.desc()))
+            .limit(i64::from(page.limit) + 1)
+            .select(QuoteRow::as_select())
+            .load(&mut *conn)
+            .await
+            .map_err(db)?;
+        let items = rows
+            .into_iter()
+            .map(QuoteRow::into_domain)
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Page::from_rows(items, page.limit, |q| Cursor {
+            created_at: q.created_at,
+            id: q.id.to_string(),
+        }))
+    }
+
+    async fn insert_enrollment(
+        &self,
+        enrollment: &Enrollment,
+        events: &[NewEvent],
+    ) -> StoreResult<()> {
+        let row = EnrollmentRow::new(enrollment)?;
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let scope = &enrollment.scope;
+        write_tx!(conn, async |c: &mut Conn| {
+            let group = load_group(c, scope, &row.group_id).await?;
+            let existing: Option<String> = enrollments::table
+                .filter(enrollments::group_id.eq(&row.group_id))
+                .select(enrollments::id)
+                .first(c)
+                .await
+                .optional()?;
+            if existing.is_some() {
+                return Err(TxError::Store(StoreError::Conflict(
+                    Conflict::AlreadyEnrolled,
+                )));
+            }
+            if domain_held(c, scope.mode.as_str(), &group.domain, &row.group_id).await? {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
+            }
+            diesel::insert_into(enrollments::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            advance(
+                c,
+                scope,
+                &row.group_id,
+                GroupStatus::Enrolled,
+                Some(CompanyState::Sandbox),
+                enrollment.created_at,
+            )
+            .await?;
+            append_events(c, events, enrollment.created_at.saturating_mul(1000)).await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn enrollment(&self, scope: &Scope, id: &EnrollmentId) -> StoreResult<Enrollment> {
+        let mut conn = self.conn().await?;
+        enrollments::table
+            .filter(enrollments::id.eq(id.as_str()))
+            .filter(enrollments::partner_id.eq(scope.partner.as_str()))
+            .filter(enrollments::mode.eq(scope.mode.as_str()))
+            .select(EnrollmentRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_domain()
+    }
+
+    async fn group_enrollment(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+    ) -> StoreResult<Option<Enrollment>> {
+        let mut conn = self.conn().await?;
+        load_group(&mut conn, scope, group.as_str()).await?;
+        enrollments::table
+            .filter(enrollments::group_id.eq(group.as_str()))
+            .filter(enrollments::partner_id.eq(scope.partner.as_str()))
+            .filter(enrollments::mode.eq(scope.mode.as_str()))
+            .select(EnrollmentRow::as_select())
+            .first(&mut *conn)
+            .await
+            .optional()
+            .map_err(db)?
+            .map(EnrollmentRow::into_domain)
+            .transpose()
+    }
+}

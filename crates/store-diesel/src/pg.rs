@@ -1,0 +1,198 @@
+//! The PostgreSQL backend, through `diesel-async` (no libpq): a deadpool
+//! of async connections; deliveries and jobs are claimed with
+//! `FOR UPDATE SKIP LOCKED`, and rate-limit counters are one atomic upsert,
+//! so several server processes can share the database.
+
+use async_trait::async_trait;
+use diesel::sql_types::{BigInt, Integer, Text};
+use diesel::{
+    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult,
+    QueryableByName,
+};
+use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use domain::rate_limit::Policy;
+use domain::store::{Health, RateLimitStore, StoreResult};
+
+use crate::error::{db, pool};
+use crate::rows::{EventRow, MemberRow};
+use crate::schema::{events, jobs, members};
+
+pub(crate) type Conn = AsyncPgConnection;
+pub(crate) type Store = PgStore;
+
+macro_rules! write_tx {
+    ($conn:expr, $body:expr) => {{
+        use diesel_async::AsyncConnection as _;
+        $conn.transaction($body)
+    }};
+}
+
+#[path = "ops/census.rs"]
+mod census;
+#[path = "ops/groups.rs"]
+mod groups;
+#[path = "ops/idempotency.rs"]
+mod idempotency;
+#[path = "ops/jobs.rs"]
+mod jobs_ops;
+#[path = "ops/outbox.rs"]
+mod outbox;
+#[path = "ops/partners.rs"]
+mod partners;
+#[path = "ops/quotes.rs"]
+mod quotes;
+
+/// The PostgreSQL store.
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool<Conn>,
+}
+
+impl PgStore {
+    /// A store over a pool of at most `max_connections` connections to
+    /// `url`. Connections open lazily, so this does not fail when the
+    /// database is down; requests then answer `Unavailable`.
+    ///
+    /// # Errors
+    /// [`domain::store::StoreError::Internal`] when the pool cannot be built.
+    pub fn new(url: &str, max_connections: usize) -> StoreResult<Self> {
+        let manager = AsyncDieselConnectionManager::<Conn>::new(url);
+        let pool = Pool::builder(manager)
+            .max_size(max_connections.max(1))
+            .wait_timeout(Some(std::time::Duration::from_secs(10)))
+            .create_timeout(Some(std::time::Duration::from_secs(5)))
+            .runtime(deadpool::Runtime::Tokio1)
+            .build()
+            .map_err(|e| domain::store::StoreError::Internal(Box::new(e)))?;
+        Ok(Self { pool })
+    }
+
+    pub(crate) async fn conn(&self) -> StoreResult<Object<Conn>> {
+        self.pool.get().await.map_err(pool)
+    }
+}
+
+/// Rows per INSERT statement (at most 11 columns each; well under the
+/// 65,535 bind parameters PostgreSQL allows).
+const CHUNK: usize = 1_000;
+
+/// Inserts census rows in multi-row statements.
+pub(crate) async fn insert_members(c: &mut Conn, rows: Vec<MemberRow>) -> QueryResult<()> {
+    for chunk in rows.chunks(CHUNK) {
+        diesel::insert_into(members::table)
+            .values(chunk)
+            .execute(c)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Inserts outbox rows.
+pub(crate) async fn insert_events(c: &mut Conn, rows: Vec<EventRow>) -> QueryResult<()> {
+    for chunk in rows.chunks(CHUNK) {
+        diesel::insert_into(events::table)
+            .values(chunk)
+            .execute(c)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Picks and locks due deliveries, skipping rows another claimant holds.
+pub(crate) async fn claim_event_ids(
+    c: &mut Conn,
+    now_ms: i64,
+    limit: i64,
+) -> QueryResult<Vec<String>> {
+    events::table
+        .filter(events::state.eq("pending"))
+        .filter(events::next_attempt_at_ms.le(now_ms))
+        .filter(
+            events::locked_until_ms
+                .is_null()
+                .or(events::locked_until_ms.le(now_ms)),
+        )
+        .order(events::next_attempt_at_ms.asc())
+        .limit(limit)
+        .select(events::id)
+        .for_update()
+        .skip_locked()
+        .load(c)
+        .await
+}
+
+/// Picks and locks the oldest due job of `kinds`, skipping locked rows.
+pub(crate) async fn claim_job_id(
+    c: &mut Conn,
+    kinds: &[&str],
+    now_ms: i64,
+) -> QueryResult<Option<String>> {
+    jobs::table
+        .filter(jobs::kind.eq_any(kinds))
+        .filter(
+            (jobs::state.eq("queued").and(jobs::run_after_ms.le(now_ms))).or(jobs::state
+                .eq("running")
+                .and(jobs::locked_until_ms.le(now_ms))),
+        )
+        .order(jobs::run_after_ms.asc())
+        .limit(1)
+        .select(jobs::id)
+        .for_update()
+        .skip_locked()
+        .first(c)
+        .await
+        .optional()
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = Integer)]
+    count: i32,
+}
+
+#[async_trait]
+impl RateLimitStore for PgStore {
+    async fn hit(&self, policy: &Policy, bucket: &str, now: i64) -> StoreResult<Option<u32>> {
+        let window = policy.window_start(now);
+        let limit = i32::try_from(policy.limit).unwrap_or(i32::MAX);
+        let mut conn = self.conn().await?;
+        // One statement: insert the window's first hit, or count one more
+        // unless the limit is reached (then no row comes back).
+        let row: Option<Count> = diesel::sql_query(
+            "INSERT INTO rate_limits (bucket, window_start, count) VALUES ($1, $2, 1) \
+             ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1 \
+             WHERE rate_limits.count < $3 RETURNING count",
+        )
+        .bind::<Text, _>(bucket)
+        .bind::<BigInt, _>(window)
+        .bind::<Integer, _>(limit)
+        .get_result(&mut *conn)
+        .await
+        .optional()
+        .map_err(db)?;
+        if row.as_ref().is_some_and(|r| r.count == 1) {
+            // A new window began: drop this bucket's old ones.
+            diesel::sql_query("DELETE FROM rate_limits WHERE bucket = $1 AND window_start < $2")
+                .bind::<Text, _>(bucket)
+                .bind::<BigInt, _>(window)
+                .execute(&mut *conn)
+                .await
+                .map_err(db)?;
+        }
+        Ok(row.and_then(|r| u32::try_from(r.count).ok()))
+    }
+}
+
+#[async_trait]
+impl Health for PgStore {
+    async fn ping(&self) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        diesel::sql_query("SELECT 1")
+            .execute(&mut *conn)
+            .await
+            .map_err(crate::error::unavailable)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,482 @@
+//! Row structs and their conversions to and from domain entities. Enums
+//! are stored as their wire strings and JSON documents as TEXT, so both
+//! backends share one schema.
+
+use diesel::prelude::{Insertable, Queryable, Selectable};
+use domain::api_key::{KeyDigest, KeyRecord};
+use domain::census::StoredMember;
+use domain::enrollment::{Enrollment, OnboardingMode};
+use domain::event::{DeliveryState, Event, EventType, NewEvent};
+use domain::group::{CompanyState, Group, GroupStatus};
+use domain::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, QuoteId};
+use domain::job::{Job, JobKind, JobState, NewJob};
+use domain::mode::Mode;
+use domain::partner::{BenefitsAdmin, Capability, Partner, PartnerKind};
+use domain::quote::{Quote, QuoteStatus};
+use domain::scope::Scope;
+use domain::store::StoreError;
+
+use crate::error::corrupt;
+use crate::schema::{api_keys, enrollments, events, groups, jobs, members, partners, quotes};
+
+type R<T> = Result<T, StoreError>;
+
+pub(crate) fn mode(text: &str) -> R<Mode> {
+    match text {
+        "test" => Ok(Mode::Test),
+        "live" => Ok(Mode::Live),
+        other => Err(corrupt("mode", other)),
+    }
+}
+
+fn json_enum<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> R<T> {
+    serde_json::from_value(serde_json::Value::String(text.to_owned()))
+        .map_err(|_| corrupt(what, text))
+}
+
+fn enum_text<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+fn json_doc<T: serde::de::DeserializeOwned>(what: &str, text: Option<&str>) -> R<Option<T>> {
+    text.map(|t| serde_json::from_str(t).map_err(|_| corrupt(what, t)))
+        .transpose()
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> R<String> {
+    serde_json::to_string(value).map_err(|e| StoreError::Internal(Box::new(e)))
+}
+
+pub(crate) fn count(n: i32) -> u32 {
+    u32::try_from(n).unwrap_or(0)
+}
+
+pub(crate) fn int(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            s.push_str(&format!("{b:02x}"));
+            s
+        })
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = partners, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct PartnerRow {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub benefits_admin: String,
+    pub capabilities: String,
+    pub live_enabled: bool,
+    pub live_changed_at: Option<i64>,
+    pub created_at: i64,
+}
+
+impl PartnerRow {
+    pub(crate) fn new(p: &Partner, now: i64) -> Self {
+        let caps: Vec<String> = p.capabilities.iter().map(enum_text).collect();
+        Self {
+            id: p.id.to_string(),
+            name: p.name.clone(),
+            kind: enum_text(&p.kind),
+            benefits_admin: enum_text(&p.benefits_admin),
+            capabilities: caps.join(","),
+            live_enabled: p.live_enabled,
+            live_changed_at: None,
+            created_at: now,
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> R<Partner> {
+        let capabilities = self
+            .capabilities
+            .split(',')
+            .filter(|c| !c.is_empty())
+            .map(|c| json_enum::<Capability>("capability", c))
+            .collect::<R<Vec<_>>>()?;
+        Ok(Partner {
+            id: PartnerId::parse(&self.id).map_err(|_| corrupt("partner id", &self.id))?,
+            name: self.name,
+            kind: json_enum::<PartnerKind>("partner kind", &self.kind)?,
+            benefits_admin: json_enum::<BenefitsAdmin>("benefits admin", &self.benefits_admin)?,
+            live_enabled: self.live_enabled,
+            capabilities,
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = api_keys, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct KeyRow {
+    pub id: String,
+    pub partner_id: String,
+    pub mode: String,
+    pub digest: String,
+    pub prefix: String,
+    pub sealed: Option<Vec<u8>>,
+    pub created_at: i64,
+    pub revoked_at: Option<i64>,
+}
+
+impl KeyRow {
+    pub(crate) fn new(k: &KeyRecord) -> Self {
+        Self {
+            id: k.id.to_string(),
+            partner_id: k.partner_id.to_string(),
+            mode: k.mode.as_str().to_owned(),
+            digest: hex(k.digest.as_bytes()),
+            prefix: k.prefix.clone(),
+            sealed: k.sealed.clone(),
+            created_at: k.created_at,
+            revoked_at: k.revoked_at,
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> R<KeyRecord> {
+        let mut digest = [0u8; 32];
+        let bytes = (0..self.digest.len())
+            .step_by(2)
+            .map(|i| {
+                self.digest
+                    .get(i..i + 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+            })
+            .collect::<Option<Vec<u8>>>()
+            .filter(|b| b.len() == 32)
+            .ok_or_else(|| corrupt("key digest", &self.digest))?;
+        digest.copy_from_slice(&bytes);
+        Ok(KeyRecord {
+            id: KeyId::parse(&self.id).map_err(|_| corrupt("key id", &self.id))?,
+            partner_id: PartnerId::parse(&self.partner_id)
+                .map_err(|_| corrupt("partner id", &self.partner_id))?,
+            mode: mode(&self.mode)?,
+            digest: KeyDigest::from_bytes(digest),
+            prefix: self.prefix,
+            sealed: self.sealed,
+            created_at: self.created_at,
+            revoked_at: self.revoked_at,
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = groups, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct GroupRow {
+    pub id: String,
+    pub partner_id: String,
+    pub mode: String,
+    pub status: String,
+    pub company_name: String,
+    pub domain: String,
+    pub external_id: Option<String>,
+    pub address: Option<String>,
+    pub contact: Option<String>,
+    pub current_coverage: Option<String>,
+    pub census_member_count: i32,
+    pub rating_digest: Option<String>,
+    pub company_state: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl GroupRow {
+    pub(crate) fn new(g: &Group) -> R<Self> {
+        Ok(Self {
+            id: g.id.to_string(),
+            partner_id: g.partner_id.to_string(),
+            mode: g.mode.as_str().to_owned(),
+            status: g.status.as_str().to_owned(),
+            company_name: g.company_name.clone(),
+            domain: g.domain.clone(),
+            external_id: g.external_id.clone(),
+            address: g.address.as_ref().map(to_json).transpose()?,
+            contact: g.contact.as_ref().map(to_json).transpose()?,
+            current_coverage: g.current_coverage.as_ref().map(to_json).transpose()?,
+            census_member_count: int(g.census_member_count),
+            rating_digest: g.rating_digest.clone(),
+            company_state: g.company_state.map(|s| s.as_str().to_owned()),
+            created_at: g.created_at,
+            updated_at: g.updated_at,
+        })
+    }
+
+    pub(crate) fn into_domain(self) -> R<Group> {
+        Ok(Group {
+            id: GroupId::parse(&self.id).map_err(|_| corrupt("group id", &self.id))?,
+            partner_id: PartnerId::parse(&self.partner_id)
+                .map_err(|_| corrupt("partner id", &self.partner_id))?,
+            mode: mode(&self.mode)?,
+            status: GroupStatus::parse(&self.status)
+                .ok_or_else(|| corrupt("group status", &self.status))?,
+            company_name: self.company_name,
+            domain: self.domain,
+            external_id: self.external_id,
+            address: json_doc("address", self.address.as_deref())?,
+            contact: json_doc("contact", self.contact.as_deref())?,
+            current_coverage: json_doc("current coverage", self.current_coverage.as_deref())?,
+            census_member_count: count(self.census_member_count),
+            rating_digest: self.rating_digest,
+            company_state: self
+                .company_state
+                .as_deref()
+                .map(|s| CompanyState::parse(s).ok_or_else(|| corrupt("company state", s)))
+                .transpose()?,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = members, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct MemberRow {
+    pub id: String,
+    pub group_id: String,
+    pub partner_id: String,
+    pub mode: String,
+    pub external_id: Option<String>,
+    pub email_key: Option<String>,
+    pub position: i32,
+    pub data: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl MemberRow {
+    pub(crate) fn into_domain(self) -> R<StoredMember> {
+        Ok(StoredMember {
+            id: MemberId::parse(&self.id).map_err(|_| corrupt("member id", &self.id))?,
+            group_id: GroupId::parse(&self.group_id)
+                .map_err(|_| corrupt("group id", &self.group_id))?,
+            member: serde_json::from_str(&self.data).map_err(|_| corrupt("member", &self.id))?,
+            position: count(self.position),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+/// The JSON document of a census member's fields.
+pub(crate) fn member_data<T: serde::Serialize>(m: &T) -> R<String> {
+    to_json(m)
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = quotes, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct QuoteRow {
+    pub id: String,
+    pub group_id: String,
+    pub partner_id: String,
+    pub mode: String,
+    pub status: String,
+    pub rating_digest: Option<String>,
+    pub expires_at: i64,
+    pub body: String,
+    pub created_at: i64,
+}
+
+impl QuoteRow {
+    pub(crate) fn new(q: &Quote) -> R<Self> {
+        Ok(Self {
+            id: q.id.to_string(),
+            group_id: q.group_id.to_string(),
+            partner_id: q.scope.partner.to_string(),
+            mode: q.scope.mode.as_str().to_owned(),
+            status: q.status.as_str().to_owned(),
+            rating_digest: q.rating_digest.clone(),
+            expires_at: q.expires_at,
+            body: to_json(&q.body)?,
+            created_at: q.created_at,
+        })
+    }
+
+    pub(crate) fn into_domain(self) -> R<Quote> {
+        Ok(Quote {
+            id: QuoteId::parse(&self.id).map_err(|_| corrupt("quote id", &self.id))?,
+            scope: Scope::new(
+                PartnerId::parse(&self.partner_id)
+                    .map_err(|_| corrupt("partner id", &self.partner_id))?,
+                mode(&self.mode)?,
+            ),
+            group_id: GroupId::parse(&self.group_id)
+                .map_err(|_| corrupt("group id", &self.group_id))?,
+            status: QuoteStatus::parse(&self.status)
+                .ok_or_else(|| corrupt("quote status", &self.status))?,
+            rating_digest: self.rating_digest,
+            expires_at: self.expires_at,
+            body: serde_json::from_str(&self.body).map_err(|_| corrupt("quote body", &self.id))?,
+            created_at: self.created_at,
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = enrollments, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct EnrollmentRow {
+    pub id: String,
+    pub group_id: String,
+    pub quote_id: String,
+    pub partner_id: String,
+    pub mode: String,
+    pub onboarding_mode: String,
+    pub body: String,
+    pub created_at: i64,
+}
+
+impl EnrollmentRow {
+    pub(crate) fn new(e: &Enrollment) -> R<Self> {
+        Ok(Self {
+            id: e.id.to_string(),
+            group_id: e.group_id.to_string(),
+            quote_id: e.quote_id.to_string(),
+            partner_id: e.scope.partner.to_string(),
+            mode: e.scope.mode.as_str().to_owned(),
+            onboarding_mode: enum_text(&e.onboarding_mode),
+            body: to_json(&e.body)?,
+            created_at: e.created_at,
+        })
+    }
+
+    pub(crate) fn into_domain(self) -> R<Enrollment> {
+        Ok(Enrollment {
+            id: EnrollmentId::parse(&self.id).map_err(|_| corrupt("enrollment id", &self.id))?,
+            scope: Scope::new(
+                PartnerId::parse(&self.partner_id)
+                    .map_err(|_| corrupt("partner id", &self.partner_id))?,
+                mode(&self.mode)?,
+            ),
+            group_id: GroupId::parse(&self.group_id)
+                .map_err(|_| corrupt("group id", &self.group_id))?,
+            quote_id: QuoteId::parse(&self.quote_id)
+                .map_err(|_| corrupt("quote id", &self.quote_id))?,
+            onboarding_mode: json_enum::<OnboardingMode>("onboarding mode", &self.onboarding_mode)?,
+            body: serde_json::from_str(&self.body)
+                .map_err(|_| corrupt("enrollment body", &self.id))?,
+            created_at: self.created_at,
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = events, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct EventRow {
+    pub id: String,
+    pub partner_id: String,
+    pub mode: String,
+    pub event_type: String,
+    pub data: String,
+    pub created_at: i64,
+    pub state: String,
+    pub attempts: i32,
+    pub next_attempt_at_ms: Option<i64>,
+    pub locked_until_ms: Option<i64>,
+    pub last_status: Option<i32>,
+}
+
+impl EventRow {
+    /// A pending event, due at `due_ms`.
+    pub(crate) fn new(e: &NewEvent, due_ms: i64) -> R<Self> {
+        Ok(Self {
+            id: e.id.to_string(),
+            partner_id: e.scope.partner.to_string(),
+            mode: e.scope.mode.as_str().to_owned(),
+            event_type: e.event_type.as_str().to_owned(),
+            data: to_json(&e.data)?,
+            created_at: e.created_at,
+            state: DeliveryState::Pending.as_str().to_owned(),
+            attempts: 0,
+            next_attempt_at_ms: Some(due_ms),
+            locked_until_ms: None,
+            last_status: None,
+        })
+    }
+
+    pub(crate) fn into_domain(self) -> R<Event> {
+        Ok(Event {
+            event: NewEvent {
+                id: EventId::parse(&self.id).map_err(|_| corrupt("event id", &self.id))?,
+                scope: Scope::new(
+                    PartnerId::parse(&self.partner_id)
+                        .map_err(|_| corrupt("partner id", &self.partner_id))?,
+                    mode(&self.mode)?,
+                ),
+                event_type: EventType::parse(&self.event_type)
+                    .ok_or_else(|| corrupt("event type", &self.event_type))?,
+                created_at: self.created_at,
+                data: serde_json::from_str(&self.data)
+                    .map_err(|_| corrupt("event data", &self.id))?,
+            },
+            state: DeliveryState::parse(&self.state)
+                .ok_or_else(|| corrupt("delivery state", &self.state))?,
+            attempts: count(self.attempts),
+            next_attempt_at: self.next_attempt_at_ms,
+            last_status: self.last_status.and_then(|s| u16::try_from(s).ok()),
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = jobs, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct JobRow {
+    pub id: String,
+    pub partner_id: String,
+    pub mode: String,
+    pub kind: String,
+    pub group_id: Option<String>,
+    pub payload: String,
+    pub state: String,
+    pub attempts: i32,
+    pub run_after_ms: i64,
+    pub locked_until_ms: Option<i64>,
+    pub last_error: Option<String>,
+}
+
+impl JobRow {
+    pub(crate) fn new(j: &NewJob) -> Self {
+        Self {
+            id: j.id.to_string(),
+            partner_id: j.scope.partner.to_string(),
+            mode: j.scope.mode.as_str().to_owned(),
+            kind: j.kind.as_str().to_owned(),
+            group_id: j.group_id.as_ref().map(ToString::to_string),
+            payload: j.payload.clone(),
+            state: JobState::Queued.as_str().to_owned(),
+            attempts: 0,
+            run_after_ms: j.run_after_ms,
+            locked_until_ms: None,
+            last_error: None,
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> R<Job> {
+        Ok(Job {
+            job: NewJob {
+                id: JobId::parse(&self.id).map_err(|_| corrupt("job id", &self.id))?,
+                scope: Scope::new(
+                    PartnerId::parse(&self.partner_id)
+                        .map_err(|_| corrupt("partner id", &self.partner_id))?,
+                    mode(&self.mode)?,
+                ),
+                kind: JobKind::parse(&self.kind).ok_or_else(|| corrupt("job kind", &self.kind))?,
+                group_id: self
+                    .group_id
+                    .as_deref()
+                    .map(|g| GroupId::parse(g).map_err(|_| corrupt("group id", g)))
+                    .transpose()?,
+                payload: self.payload,
+                run_after_ms: self.run_after_ms,
+            },
+            state: JobState::parse(&self.state).ok_or_else(|| corrupt("job state", &self.state))?,
+            attempts: count(self.attempts),
+            locked_until_ms: self.locked_until_ms,
+        })
+    }
+}

@@ -1,0 +1,160 @@
+//! Table definitions, matching `migrations/{sqlite,postgres}`. The
+//! migration tests check every column here against both databases.
+
+diesel::table! {
+    partners (id) {
+        id -> Text,
+        name -> Text,
+        kind -> Text,
+        benefits_admin -> Text,
+        capabilities -> Text,
+        live_enabled -> Bool,
+        live_changed_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        digest -> Text,
+        prefix -> Text,
+        sealed -> Nullable<Binary>,
+        created_at -> BigInt,
+        revoked_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    groups (id) {
+        id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        status -> Text,
+        company_name -> Text,
+        domain -> Text,
+        external_id -> Nullable<Text>,
+        address -> Nullable<Text>,
+        contact -> Nullable<Text>,
+        current_coverage -> Nullable<Text>,
+        census_member_count -> Integer,
+        rating_digest -> Nullable<Text>,
+        company_state -> Nullable<Text>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    members (id) {
+        id -> Text,
+        group_id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        external_id -> Nullable<Text>,
+        email_key -> Nullable<Text>,
+        position -> Integer,
+        data -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    quotes (id) {
+        id -> Text,
+        group_id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        status -> Text,
+        rating_digest -> Nullable<Text>,
+        expires_at -> BigInt,
+        body -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    enrollments (id) {
+        id -> Text,
+        group_id -> Text,
+        quote_id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        onboarding_mode -> Text,
+        body -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (id) {
+        id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        event_type -> Text,
+        data -> Text,
+        created_at -> BigInt,
+        state -> Text,
+        attempts -> Integer,
+        next_attempt_at_ms -> Nullable<BigInt>,
+        locked_until_ms -> Nullable<BigInt>,
+        last_status -> Nullable<Integer>,
+    }
+}
+
+diesel::table! {
+    jobs (id) {
+        id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        kind -> Text,
+        group_id -> Nullable<Text>,
+        payload -> Text,
+        state -> Text,
+        attempts -> Integer,
+        run_after_ms -> BigInt,
+        locked_until_ms -> Nullable<BigInt>,
+        last_error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    idempotency (partner_id, mode, idem_key) {
+        partner_id -> Text,
+        mode -> Text,
+        idem_key -> Text,
+        method -> Text,
+        route -> Text,
+        digest -> Text,
+        state -> Text,
+        status -> Nullable<Integer>,
+        headers -> Nullable<Text>,
+        body -> Nullable<Binary>,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    rate_limits (bucket, window_start) {
+        bucket -> Text,
+        window_start -> BigInt,
+        count -> Integer,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    partners,
+    api_keys,
+    groups,
+    members,
+    quotes,
+    enrollments,
+    events,
+    jobs,
+    idempotency,
+    rate_limits,
+);

@@ -1,0 +1,133 @@
+//! AES-256-GCM sealing of secrets at rest (`ring`), implementing the
+//! domain's `Sealer` port. A sealed value is `nonce (12 bytes) ‖ ciphertext
+//! ‖ tag`; the record's context is the additional authenticated data, so a
+//! sealed value cannot be moved to another record.
+
+use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
+use ring::rand::{SecureRandom, SystemRandom};
+
+use domain::ports::{Sealer, Unseal};
+
+/// Length of a sealing key in bytes.
+pub const KEY_LEN: usize = 32;
+
+/// Why a sealing key cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("the secrets key must be 32 bytes (64 hex characters)")]
+pub struct BadKey;
+
+/// AES-256-GCM sealer.
+pub struct AesGcmSealer {
+    key: LessSafeKey,
+    rng: SystemRandom,
+}
+
+impl std::fmt::Debug for AesGcmSealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AesGcmSealer(***)")
+    }
+}
+
+impl AesGcmSealer {
+    /// A sealer with a 32-byte key.
+    ///
+    /// # Errors
+    /// [`BadKey`] for a key of another length.
+    pub fn new(key: &[u8]) -> Result<Self, BadKey> {
+        let unbound = UnboundKey::new(&AES_256_GCM, key).map_err(|_| BadKey)?;
+        Ok(Self {
+            key: LessSafeKey::new(unbound),
+            rng: SystemRandom::new(),
+        })
+    }
+
+    /// A sealer from 64 hex characters.
+    ///
+    /// # Errors
+    /// [`BadKey`] when the text is not 64 hex characters.
+    pub fn from_hex(text: &str) -> Result<Self, BadKey> {
+        let text = text.trim();
+        if text.len() != KEY_LEN * 2 {
+            return Err(BadKey);
+        }
+        let bytes = (0..KEY_LEN)
+            .map(|i| {
+                text.get(i * 2..i * 2 + 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+            })
+            .collect::<Option<Vec<u8>>>()
+            .ok_or(BadKey)?;
+        Self::new(&bytes)
+    }
+
+    /// A fresh random key as 64 hex characters.
+    ///
+    /// # Errors
+    /// [`BadKey`] if the system random source fails.
+    pub fn generate_hex() -> Result<String, BadKey> {
+        let mut key = [0u8; KEY_LEN];
+        SystemRandom::new().fill(&mut key).map_err(|_| BadKey)?;
+        Ok(crate::rows::hex(&key))
+    }
+}
+
+impl Sealer for AesGcmSealer {
+    fn seal(&self, plaintext: &[u8], context: &[u8]) -> Vec<u8> {
+        let mut nonce = [0u8; NONCE_LEN];
+        if self.rng.fill(&mut nonce).is_err() {
+            // Without randomness there is no safe nonce; seal nothing
+            // rather than reuse one (the value then cannot be re-shown).
+            return Vec::new();
+        }
+        let mut buf = plaintext.to_vec();
+        if self
+            .key
+            .seal_in_place_append_tag(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(context),
+                &mut buf,
+            )
+            .is_err()
+        {
+            return Vec::new();
+        }
+        let mut out = nonce.to_vec();
+        out.extend_from_slice(&buf);
+        out
+    }
+
+    fn open(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>, Unseal> {
+        let (nonce, body) = sealed.split_at_checked(NONCE_LEN).ok_or(Unseal)?;
+        let nonce = Nonce::try_assume_unique_for_key(nonce).map_err(|_| Unseal)?;
+        let mut buf = body.to_vec();
+        let plain = self
+            .key
+            .open_in_place(nonce, Aad::from(context), &mut buf)
+            .map_err(|_| Unseal)?;
+        Ok(plain.to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sealed_values_open_only_with_their_key_and_context() {
+        let s = AesGcmSealer::from_hex(&"11".repeat(32)).unwrap();
+        let sealed = s.seal(b"psk_test_0123", b"api-key:key_1");
+        assert_ne!(&sealed[12..], b"psk_test_0123");
+        assert_eq!(s.open(&sealed, b"api-key:key_1").unwrap(), b"psk_test_0123");
+        assert_eq!(s.open(&sealed, b"api-key:key_2"), Err(Unseal));
+        let other = AesGcmSealer::from_hex(&"22".repeat(32)).unwrap();
+        assert_eq!(other.open(&sealed, b"api-key:key_1"), Err(Unseal));
+        let mut tampered = sealed.clone();
+        if let Some(b) = tampered.last_mut() {
+            *b ^= 1;
+        }
+        assert_eq!(s.open(&tampered, b"api-key:key_1"), Err(Unseal));
+        assert_eq!(s.open(b"short", b"x"), Err(Unseal));
+        assert!(AesGcmSealer::from_hex("abc").is_err());
+        assert_eq!(AesGcmSealer::generate_hex().unwrap().len(), 64);
+    }
+}

@@ -1,0 +1,199 @@
+//! The embedded SQLite backend (the default): one file in WAL mode, write
+//! transactions begun `IMMEDIATE` so a read-then-write never deadlocks on
+//! the upgrade, and an in-process rate limiter (SQLite serves one process).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use diesel::sqlite::SqliteConnection;
+use diesel::{BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, RunQueryDsl, SimpleAsyncConnection};
+use domain::rate_limit::Policy;
+use domain::store::{Health, RateLimitStore, StoreError, StoreResult};
+
+use crate::error::pool;
+use crate::rows::{EventRow, MemberRow};
+use crate::schema::{events, jobs, members};
+
+pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection>;
+pub(crate) type Store = SqliteStore;
+
+macro_rules! write_tx {
+    ($conn:expr, $body:expr) => {
+        $conn.immediate_transaction($body)
+    };
+}
+
+#[path = "ops/census.rs"]
+mod census;
+#[path = "ops/groups.rs"]
+mod groups;
+#[path = "ops/idempotency.rs"]
+mod idempotency;
+#[path = "ops/jobs.rs"]
+mod jobs_ops;
+#[path = "ops/outbox.rs"]
+mod outbox;
+#[path = "ops/partners.rs"]
+mod partners;
+#[path = "ops/quotes.rs"]
+mod quotes;
+
+/// Pragmas set on every connection: WAL for concurrent readers, a busy
+/// timeout instead of immediate `SQLITE_BUSY`, enforced foreign keys, and
+/// full fsync so a committed write survives a crash or power loss.
+pub(crate) const PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+     PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;";
+
+/// The SQLite store.
+#[derive(Clone)]
+pub struct SqliteStore {
+    pool: Pool<Conn>,
+    windows: Arc<Mutex<HashMap<String, (i64, u32)>>>,
+}
+
+impl SqliteStore {
+    /// A store over the database file at `path` (created by the
+    /// migrations if absent), with at most `max_connections` connections.
+    ///
+    /// # Errors
+    /// [`StoreError::Internal`] when the pool cannot be built.
+    pub fn new(path: &str, max_connections: usize) -> StoreResult<Self> {
+        let mut config = ManagerConfig::<Conn>::default();
+        config.custom_setup = Box::new(|url| {
+            let url = url.to_owned();
+            Box::pin(async move {
+                let mut conn = Conn::establish(&url).await?;
+                conn.batch_execute(PRAGMAS)
+                    .await
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                Ok(conn)
+            })
+        });
+        let manager = AsyncDieselConnectionManager::<Conn>::new_with_config(path, config);
+        let pool = Pool::builder(manager)
+            .max_size(max_connections.max(1))
+            .wait_timeout(Some(std::time::Duration::from_secs(10)))
+            .runtime(deadpool::Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Internal(Box::new(e)))?;
+        Ok(Self {
+            pool,
+            windows: Arc::new(Mutex::new(HashMap::new())),
+        })
+    }
+
+    pub(crate) async fn conn(&self) -> StoreResult<Object<Conn>> {
+        self.pool.get().await.map_err(pool)
+    }
+}
+
+/// Rows per INSERT statement (at most 11 columns each; under SQLite's
+/// 32,766 bind parameters).
+const CHUNK: usize = 1_000;
+
+/// Inserts census rows in multi-row statements. diesel-async's wrapper
+/// has no SQLite batch insert, so this runs on the inner connection (inside
+/// the caller's open transaction).
+pub(crate) async fn insert_members(c: &mut Conn, rows: Vec<MemberRow>) -> QueryResult<()> {
+    c.spawn_blocking(move |inner| {
+        for chunk in rows.chunks(CHUNK) {
+            diesel::RunQueryDsl::execute(diesel::insert_into(members::table).values(chunk), inner)?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// Inserts outbox rows (see [`insert_members`]).
+pub(crate) async fn insert_events(c: &mut Conn, rows: Vec<EventRow>) -> QueryResult<()> {
+    c.spawn_blocking(move |inner| {
+        for chunk in rows.chunks(CHUNK) {
+            diesel::RunQueryDsl::execute(diesel::insert_into(events::table).values(chunk), inner)?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// Picks due deliveries (the IMMEDIATE transaction already excludes other
+/// writers).
+pub(crate) async fn claim_event_ids(
+    c: &mut Conn,
+    now_ms: i64,
+    limit: i64,
+) -> QueryResult<Vec<String>> {
+    events::table
+        .filter(events::state.eq("pending"))
+        .filter(events::next_attempt_at_ms.le(now_ms))
+        .filter(
+            events::locked_until_ms
+                .is_null()
+                .or(events::locked_until_ms.le(now_ms)),
+        )
+        .order(events::next_attempt_at_ms.asc())
+        .limit(limit)
+        .select(events::id)
+        .load(c)
+        .await
+}
+
+/// Picks the oldest due job of `kinds`.
+pub(crate) async fn claim_job_id(
+    c: &mut Conn,
+    kinds: &[&str],
+    now_ms: i64,
+) -> QueryResult<Option<String>> {
+    jobs::table
+        .filter(jobs::kind.eq_any(kinds))
+        .filter(
+            (jobs::state.eq("queued").and(jobs::run_after_ms.le(now_ms))).or(jobs::state
+                .eq("running")
+                .and(jobs::locked_until_ms.le(now_ms))),
+        )
+        .order(jobs::run_after_ms.asc())
+        .limit(1)
+        .select(jobs::id)
+        .first(c)
+        .await
+        .optional()
+}
+
+#[async_trait]
+impl RateLimitStore for SqliteStore {
+    async fn hit(&self, policy: &Policy, bucket: &str, now: i64) -> StoreResult<Option<u32>> {
+        let window = policy.window_start(now);
+        let mut map = self
+            .windows
+            .lock()
+            .map_err(|_| StoreError::Internal("rate-limit map poisoned".into()))?;
+        if map.len() > 100_000 {
+            map.retain(|_, (w, _)| *w >= window.saturating_sub(3600));
+        }
+        let entry = map.entry(bucket.to_owned()).or_insert((window, 0));
+        if entry.0 != window {
+            *entry = (window, 0);
+        }
+        if entry.1 >= policy.limit {
+            return Ok(None);
+        }
+        entry.1 += 1;
+        Ok(Some(entry.1))
+    }
+}
+
+#[async_trait]
+impl Health for SqliteStore {
+    async fn ping(&self) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        diesel::sql_query("SELECT 1")
+            .execute(&mut *conn)
+            .await
+            .map_err(crate::error::unavailable)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! Idempotency records: execute once, replay the stored response, detect a
+//! reused key with another body or endpoint, report in-flight duplicates,
+//! expire after 24 hours, and let exactly one of 50 concurrent duplicates
+//! execute.
+
+use domain::idempotency::{Begin, IdempotentRequest, StoredResponse, request_digest};
+use domain::mode::Mode;
+use domain::scope::Scope;
+
+use crate::harness::{TestDb, partner};
+use crate::on_both;
+
+fn req(key: &str, route: &str, body: &[u8]) -> IdempotentRequest {
+    IdempotentRequest {
+        key: key.to_owned(),
+        method: "POST".to_owned(),
+        route: route.to_owned(),
+        digest: request_digest(body),
+    }
+}
+
+async fn replay_mismatch_in_flight_and_expiry(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let r = req("k1", "/v1/groups", b"{\"a\":1}");
+    assert_eq!(
+        s.idempotency.begin(&sc, &r, 1_000).await.unwrap(),
+        Begin::Execute
+    );
+    assert_eq!(
+        s.idempotency.begin(&sc, &r, 1_001).await.unwrap(),
+        Begin::InFlight
+    );
+    let resp = StoredResponse {
+        status: 201,
+        headers: vec![(
+            "Location".to_owned(),
+            "/v1/groups/grp_000000000001".to_owned(),
+        )],
+        body: b"{\"id\":\"grp_000000000001\"}".to_vec(),
+    };
+    s.idempotency
+        .complete(&sc, "k1", &resp, 1_002)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.idempotency.begin(&sc, &r, 1_003).await.unwrap(),
+        Begin::Replay(resp.clone())
+    );
+    assert_eq!(
+        s.idempotency
+            .begin(&sc, &req("k1", "/v1/groups", b"{}"), 1_004)
+            .await
+            .unwrap(),
+        Begin::Mismatch
+    );
+    assert_eq!(
+        s.idempotency
+            .begin(&sc, &req("k1", "/v1/price-on-plan", b"{\"a\":1}"), 1_004)
+            .await
+            .unwrap(),
+        Begin::Mismatch
+    );
+    // Keys are scoped to partner and mode.
+    let live = Scope::new(sc.partner.clone(), Mode::Live);
+    assert_eq!(
+        s.idempotency.begin(&live, &r, 1_005).await.unwrap(),
+        Begin::Execute
+    );
+    let (_, other) = partner(s, 2).await;
+    assert_eq!(
+        s.idempotency.begin(&other, &r, 1_005).await.unwrap(),
+        Begin::Execute
+    );
+    // After 24 hours the key is free again.
+    let day = 24 * 3600;
+    assert_eq!(
+        s.idempotency.begin(&sc, &r, 1_002 + day - 1).await.unwrap(),
+        Begin::Replay(resp)
+    );
+    assert_eq!(
+        s.idempotency.begin(&sc, &r, 1_002 + day).await.unwrap(),
+        Begin::Execute
+    );
+    // A released (5xx/429) record executes again at once.
+    s.idempotency.release(&sc, "k1").await.unwrap();
+    assert_eq!(
+        s.idempotency.begin(&sc, &r, 1_002 + day).await.unwrap(),
+        Begin::Execute
+    );
+    // An in-flight record abandoned by a crashed process frees after its lease.
+    assert_eq!(
+        s.idempotency
+            .begin(&sc, &r, 1_002 + day + 299)
+            .await
+            .unwrap(),
+        Begin::InFlight
+    );
+    assert_eq!(
+        s.idempotency
+            .begin(&sc, &r, 1_002 + day + 300)
+            .await
+            .unwrap(),
+        Begin::Execute
+    );
+    assert!(
+        s.idempotency
+            .complete(
+                &sc,
+                "nope",
+                &StoredResponse {
+                    status: 200,
+                    headers: vec![],
+                    body: vec![]
+                },
+                1
+            )
+            .await
+            .is_err()
+    );
+    assert!(s.idempotency.purge_idempotency(10 * day).await.unwrap() >= 1);
+}
+on_both!(replay_mismatch_in_flight_and_expiry);
+
+async fn exactly_one_of_fifty_concurrent_duplicates_executes(t: TestDb) {
+    let (_, sc) = partner(&t.stores, 1).await;
+    let pools = [t.stores.clone(), t.second_process()];
+    let mut tasks = Vec::new();
+    for i in 0..50 {
+        let store = pools[i % 2].idempotency.clone();
+        let sc = sc.clone();
+        tasks.push(tokio::spawn(async move {
+            store
+                .begin(&sc, &req("dup", "/v1/groups", b"{}"), 5_000)
+                .await
+                .unwrap()
+        }));
+    }
+    let mut executed = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Begin::Execute => executed += 1,
+            Begin::InFlight => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(executed, 1);
+}
+on_both!(exactly_one_of_fifty_concurrent_duplicates_executes);

@@ -1,0 +1,202 @@
+//! The outbox: events are written with the change they announce, read back
+//! in scope, and each due delivery is claimed by one claimant at a time —
+//! across processes (two independent pools) on PostgreSQL.
+
+use std::collections::HashSet;
+
+use domain::event::{DeliveryState, EventType, NewEvent};
+use domain::group::{CompanyState, GroupStatus};
+use domain::ids::EventId;
+use domain::mode::Mode;
+use domain::page::PageRequest;
+use domain::scope::Scope;
+use domain::store::StoreError;
+use serde_json::json;
+
+use crate::groups::group;
+use crate::harness::{TestDb, partner};
+use crate::on_both;
+
+pub fn event(n: u32, scope: &Scope, at: i64) -> NewEvent {
+    let [a, b, c, d] = n.to_be_bytes();
+    NewEvent {
+        id: EventId::from_bytes([0, 0, a, b, c, d]),
+        scope: scope.clone(),
+        event_type: EventType::GroupStateChanged,
+        created_at: at,
+        data: json!({ "n": n }),
+    }
+}
+
+async fn events_commit_with_their_change_or_not_at_all(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let g = group(1, &sc, "acme.com", 100);
+    s.groups.insert_group(&g).await.unwrap();
+    let e = event(1, &sc, 200);
+    s.groups
+        .advance_group(
+            &sc,
+            &g.id,
+            GroupStatus::Active,
+            Some(CompanyState::Prod),
+            std::slice::from_ref(&e),
+            200,
+        )
+        .await
+        .unwrap();
+    let stored = s.outbox.event(&sc, &e.id).await.unwrap();
+    assert_eq!(stored.event, e);
+    assert_eq!((stored.state, stored.attempts), (DeliveryState::Pending, 0));
+
+    // The same event id again: the event insert fails, so the group change
+    // in the same transaction is rolled back too.
+    let before = s.groups.group(&sc, &g.id).await.unwrap();
+    let err = s
+        .groups
+        .advance_group(
+            &sc,
+            &g.id,
+            GroupStatus::Active,
+            Some(CompanyState::Sandbox),
+            std::slice::from_ref(&e),
+            300,
+        )
+        .await;
+    assert!(err.is_err());
+    assert_eq!(s.groups.group(&sc, &g.id).await.unwrap(), before);
+
+    // Scoped reads.
+    let live = Scope::new(sc.partner.clone(), Mode::Live);
+    assert!(matches!(
+        s.outbox.event(&live, &e.id).await,
+        Err(StoreError::NotFound)
+    ));
+    let (_, other) = partner(s, 2).await;
+    assert!(
+        s.outbox
+            .events(&other, 0, &PageRequest::first(50))
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+}
+on_both!(events_commit_with_their_change_or_not_at_all);
+
+async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let list: Vec<NewEvent> = (0..3).map(|n| event(n, &sc, 10)).collect();
+    s.outbox.append(&list, 10_000).await.unwrap();
+    assert!(
+        s.outbox
+            .claim_deliveries(9_999, 1_000, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let claimed = s.outbox.claim_deliveries(10_000, 1_000, 10).await.unwrap();
+    assert_eq!(claimed.len(), 3);
+    // Leased: nobody else gets them until the lease ends.
+    assert!(
+        s.outbox
+            .claim_deliveries(10_500, 1_000, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let first = &claimed[0].event.id;
+    s.outbox
+        .record_attempt(first, DeliveryState::Pending, Some(500), Some(12_000))
+        .await
+        .unwrap();
+    s.outbox
+        .record_attempt(
+            &claimed[1].event.id,
+            DeliveryState::Delivered,
+            Some(204),
+            None,
+        )
+        .await
+        .unwrap();
+    // The lease of the third ran out: it is due again; the first is due at 12 s.
+    let again = s.outbox.claim_deliveries(11_000, 5_000, 10).await.unwrap();
+    assert_eq!(
+        again.iter().map(|e| e.event.id.clone()).collect::<Vec<_>>(),
+        vec![claimed[2].event.id.clone()]
+    );
+    let retry = s.outbox.claim_deliveries(12_000, 1_000, 10).await.unwrap();
+    assert_eq!(retry.len(), 1);
+    assert_eq!(
+        (&retry[0].event.id, retry[0].attempts, retry[0].last_status),
+        (first, 1, Some(500))
+    );
+    let delivered = s.outbox.event(&sc, &claimed[1].event.id).await.unwrap();
+    assert_eq!(
+        (delivered.state, delivered.attempts),
+        (DeliveryState::Delivered, 1)
+    );
+    assert!(matches!(
+        s.outbox
+            .record_attempt(
+                &EventId::from_bytes([9; 6]),
+                DeliveryState::Failed,
+                None,
+                None
+            )
+            .await,
+        Err(StoreError::NotFound)
+    ));
+
+    // Events list newest first, 30-day window by `since`.
+    let page = s
+        .outbox
+        .events(&sc, 0, &PageRequest::first(2))
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 2);
+    assert!(page.next.is_some());
+    assert!(
+        s.outbox
+            .events(&sc, 11, &PageRequest::first(2))
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+}
+on_both!(deliveries_are_claimed_once_and_retried_when_due);
+
+async fn concurrent_claimants_never_share_a_delivery(t: TestDb) {
+    let (_, sc) = partner(&t.stores, 1).await;
+    let list: Vec<NewEvent> = (0..200).map(|n| event(n, &sc, 10)).collect();
+    t.stores.outbox.append(&list, 0).await.unwrap();
+    // Two "processes" (independent pools), four claimants each.
+    let pools = [t.stores.clone(), t.second_process()];
+    let mut tasks = Vec::new();
+    for p in pools {
+        for _ in 0..4 {
+            let outbox = p.outbox.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut mine = Vec::new();
+                loop {
+                    let batch = outbox.claim_deliveries(1_000, 60_000, 7).await.unwrap();
+                    if batch.is_empty() {
+                        break;
+                    }
+                    mine.extend(batch.into_iter().map(|e| e.event.id));
+                }
+                mine
+            }));
+        }
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.unwrap());
+    }
+    let distinct: HashSet<_> = all.iter().cloned().collect();
+    assert_eq!(all.len(), 200, "every delivery claimed exactly once");
+    assert_eq!(distinct.len(), 200);
+}
+on_both!(concurrent_claimants_never_share_a_delivery);

@@ -1,0 +1,10 @@
+DROP TABLE rate_limits;
+DROP TABLE idempotency;
+DROP TABLE jobs;
+DROP TABLE events;
+DROP TABLE enrollments;
+DROP TABLE quotes;
+DROP TABLE members;
+DROP TABLE groups;
+DROP TABLE api_keys;
+DROP TABLE partners;
