@@ -1,9 +1,11 @@
 //! `partner-api`: the Partner Benefits Pricing and Enrollment API binary.
 //!
-//! This release ships the pricing engine. `price` prices a census from files
-//! without a server; `serve` says honestly that the HTTP API is not part of
-//! this release yet.
+//! This release ships the pricing engine and the storage layer. `price`
+//! prices a census from files without a server; `migrate` creates or
+//! upgrades the database; `serve` migrates the database and says honestly
+//! that the HTTP API is not part of this release yet.
 
+mod migrate;
 mod price;
 
 use std::process::ExitCode;
@@ -25,7 +27,13 @@ enum Command {
         /// Create a demo partner and test key on an empty database.
         #[arg(long)]
         demo: bool,
+        /// Database: `sqlite://PATH` (the default, created on first start)
+        /// or `postgres://…`.
+        #[arg(long, env = "PARTNER_API_DATABASE_URL", default_value = migrate::DEFAULT_DATABASE_URL)]
+        database_url: String,
     },
+    /// Apply pending database migrations and exit.
+    Migrate(migrate::MigrateArgs),
     /// Price a census with the built-in rate card, without a server.
     Price(price::PriceArgs),
 }
@@ -33,7 +41,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { demo } => serve(demo),
+        Command::Serve { demo, database_url } => serve(demo, &database_url),
+        Command::Migrate(args) => migrate::run(&args),
         Command::Price(args) => price::run(&args),
     };
     match result {
@@ -46,8 +55,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve(demo: bool) -> anyhow::Result<()> {
+fn serve(demo: bool, database_url: &str) -> anyhow::Result<()> {
     let card = pricing_core::RateCard::builtin_2026()?;
+    let (db, applied) = migrate::apply(database_url)?;
+    println!(
+        "Database ready: {} ({} migration(s) applied).",
+        migrate::describe(&db),
+        applied.len()
+    );
     println!(
         "partner-api {}: the HTTP API (/v1) is not in this release yet; this release ships the pricing engine.",
         env!("CARGO_PKG_VERSION")
