@@ -160,3 +160,5 @@ impl Census {
         })
     }
 }
+#[cfg(test)]
+mod tests;

@@ -103,3 +103,5 @@ impl Groups {
         Ok(self.store.groups(scope, page).await?)
     }
 }
+#[cfg(test)]
+mod tests;

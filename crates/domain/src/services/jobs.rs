@@ -87,3 +87,5 @@ impl Worker {
         }
     }
 }
+#[cfg(test)]
+mod tests;

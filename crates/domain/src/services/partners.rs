@@ -246,3 +246,5 @@ impl Partners {
         })
     }
 }
+#[cfg(test)]
+mod tests;
