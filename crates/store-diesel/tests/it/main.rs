@@ -13,6 +13,7 @@
 mod harness;
 
 mod census;
+mod crash;
 mod groups;
 mod idempotency;
 mod jobs;
