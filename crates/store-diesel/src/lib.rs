@@ -20,6 +20,25 @@
     reason = "the shared query code is compiled once per backend"
 )]
 
+/// Narrows a boxed query on `$table` to the rows after `$page`'s cursor,
+/// orders it newest first over `(created_at, id)` and fetches one row more
+/// than the page, so [`domain::page::Page::from_rows`] can tell whether a
+/// further page exists. Shared by every list of both backends.
+macro_rules! keyset_page {
+    ($query:expr, $table:ident, $page:expr) => {{
+        let mut q = $query;
+        if let Some(c) = &$page.after {
+            q = q.filter(
+                $table::created_at.lt(c.created_at).or($table::created_at
+                    .eq(c.created_at)
+                    .and($table::id.lt(c.id.clone()))),
+            );
+        }
+        q.order(($table::created_at.desc(), $table::id.desc()))
+            .limit(i64::from($page.limit) + 1)
+    }};
+}
+
 mod error;
 pub mod migrate;
 mod pg;

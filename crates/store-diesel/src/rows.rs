@@ -29,6 +29,14 @@ pub(crate) fn mode(text: &str) -> R<Mode> {
     }
 }
 
+/// The scope stored in a row's `partner_id` and `mode` columns.
+fn scope(partner_id: &str, mode_text: &str) -> R<Scope> {
+    Ok(Scope::new(
+        PartnerId::parse(partner_id).map_err(|_| corrupt("partner id", partner_id))?,
+        mode(mode_text)?,
+    ))
+}
+
 fn json_enum<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> R<T> {
     serde_json::from_value(serde_json::Value::String(text.to_owned()))
         .map_err(|_| corrupt(what, text))
@@ -301,11 +309,7 @@ impl QuoteRow {
     pub(crate) fn into_domain(self) -> R<Quote> {
         Ok(Quote {
             id: QuoteId::parse(&self.id).map_err(|_| corrupt("quote id", &self.id))?,
-            scope: Scope::new(
-                PartnerId::parse(&self.partner_id)
-                    .map_err(|_| corrupt("partner id", &self.partner_id))?,
-                mode(&self.mode)?,
-            ),
+            scope: scope(&self.partner_id, &self.mode)?,
             group_id: GroupId::parse(&self.group_id)
                 .map_err(|_| corrupt("group id", &self.group_id))?,
             status: QuoteStatus::parse(&self.status)
@@ -348,11 +352,7 @@ impl EnrollmentRow {
     pub(crate) fn into_domain(self) -> R<Enrollment> {
         Ok(Enrollment {
             id: EnrollmentId::parse(&self.id).map_err(|_| corrupt("enrollment id", &self.id))?,
-            scope: Scope::new(
-                PartnerId::parse(&self.partner_id)
-                    .map_err(|_| corrupt("partner id", &self.partner_id))?,
-                mode(&self.mode)?,
-            ),
+            scope: scope(&self.partner_id, &self.mode)?,
             group_id: GroupId::parse(&self.group_id)
                 .map_err(|_| corrupt("group id", &self.group_id))?,
             quote_id: QuoteId::parse(&self.quote_id)
@@ -403,11 +403,7 @@ impl EventRow {
         Ok(Event {
             event: NewEvent {
                 id: EventId::parse(&self.id).map_err(|_| corrupt("event id", &self.id))?,
-                scope: Scope::new(
-                    PartnerId::parse(&self.partner_id)
-                        .map_err(|_| corrupt("partner id", &self.partner_id))?,
-                    mode(&self.mode)?,
-                ),
+                scope: scope(&self.partner_id, &self.mode)?,
                 event_type: EventType::parse(&self.event_type)
                     .ok_or_else(|| corrupt("event type", &self.event_type))?,
                 created_at: self.created_at,
@@ -460,11 +456,7 @@ impl JobRow {
         Ok(Job {
             job: NewJob {
                 id: JobId::parse(&self.id).map_err(|_| corrupt("job id", &self.id))?,
-                scope: Scope::new(
-                    PartnerId::parse(&self.partner_id)
-                        .map_err(|_| corrupt("partner id", &self.partner_id))?,
-                    mode(&self.mode)?,
-                ),
+                scope: scope(&self.partner_id, &self.mode)?,
                 kind: JobKind::parse(&self.kind).ok_or_else(|| corrupt("job kind", &self.kind))?,
                 group_id: self
                     .group_id

@@ -150,25 +150,19 @@ impl CensusStore for Store {
     ) -> StoreResult<Page<StoredMember>> {
         let mut conn = self.conn().await?;
         load_group(&mut conn, scope, group.as_str()).await?;
-        let mut q = members::table
-            .filter(members::group_id.eq(group.as_str()))
-            .filter(members::partner_id.eq(scope.partner.as_str()))
-            .filter(members::mode.eq(scope.mode.as_str()))
-            .into_boxed();
-        if let Some(c) = &page.after {
-            q = q.filter(
-                members::created_at.lt(c.created_at).or(members::created_at
-                    .eq(c.created_at)
-                    .and(members::id.lt(c.id.clone()))),
-            );
-        }
-        let rows = q
-            .order((members::created_at.desc(), members::id.desc()))
-            .limit(i64::from(page.limit) + 1)
-            .select(MemberRow::as_select())
-            .load(&mut *conn)
-            .await
-            .map_err(db)?;
+        let rows = keyset_page!(
+            members::table
+                .filter(members::group_id.eq(group.as_str()))
+                .filter(members::partner_id.eq(scope.partner.as_str()))
+                .filter(members::mode.eq(scope.mode.as_str()))
+                .into_boxed(),
+            members,
+            page
+        )
+        .select(MemberRow::as_select())
+        .load(&mut *conn)
+        .await
+        .map_err(db)?;
         let items = rows
             .into_iter()
             .map(MemberRow::into_domain)

@@ -152,24 +152,18 @@ impl GroupStore for Store {
 
     async fn groups(&self, scope: &Scope, page: &PageRequest) -> StoreResult<Page<Group>> {
         let mut conn = self.conn().await?;
-        let mut q = groups::table
-            .filter(groups::partner_id.eq(scope.partner.as_str()))
-            .filter(groups::mode.eq(scope.mode.as_str()))
-            .into_boxed();
-        if let Some(c) = &page.after {
-            q = q.filter(
-                groups::created_at.lt(c.created_at).or(groups::created_at
-                    .eq(c.created_at)
-                    .and(groups::id.lt(c.id.clone()))),
-            );
-        }
-        let rows = q
-            .order((groups::created_at.desc(), groups::id.desc()))
-            .limit(i64::from(page.limit) + 1)
-            .select(GroupRow::as_select())
-            .load(&mut *conn)
-            .await
-            .map_err(db)?;
+        let rows = keyset_page!(
+            groups::table
+                .filter(groups::partner_id.eq(scope.partner.as_str()))
+                .filter(groups::mode.eq(scope.mode.as_str()))
+                .into_boxed(),
+            groups,
+            page
+        )
+        .select(GroupRow::as_select())
+        .load(&mut *conn)
+        .await
+        .map_err(db)?;
         let groups = rows
             .into_iter()
             .map(GroupRow::into_domain)

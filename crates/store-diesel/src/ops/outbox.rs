@@ -114,25 +114,19 @@ impl OutboxStore for Store {
         page: &PageRequest,
     ) -> StoreResult<Page<Event>> {
         let mut conn = self.conn().await?;
-        let mut q = events::table
-            .filter(events::partner_id.eq(scope.partner.as_str()))
-            .filter(events::mode.eq(scope.mode.as_str()))
-            .filter(events::created_at.ge(since))
-            .into_boxed();
-        if let Some(c) = &page.after {
-            q = q.filter(
-                events::created_at.lt(c.created_at).or(events::created_at
-                    .eq(c.created_at)
-                    .and(events::id.lt(c.id.clone()))),
-            );
-        }
-        let rows = q
-            .order((events::created_at.desc(), events::id.desc()))
-            .limit(i64::from(page.limit) + 1)
-            .select(EventRow::as_select())
-            .load(&mut *conn)
-            .await
-            .map_err(db)?;
+        let rows = keyset_page!(
+            events::table
+                .filter(events::partner_id.eq(scope.partner.as_str()))
+                .filter(events::mode.eq(scope.mode.as_str()))
+                .filter(events::created_at.ge(since))
+                .into_boxed(),
+            events,
+            page
+        )
+        .select(EventRow::as_select())
+        .load(&mut *conn)
+        .await
+        .map_err(db)?;
         let items = rows
             .into_iter()
             .map(EventRow::into_domain)

@@ -106,25 +106,19 @@ impl QuoteStore for Store {
     ) -> StoreResult<Page<Quote>> {
         let mut conn = self.conn().await?;
         load_group(&mut conn, scope, group.as_str()).await?;
-        let mut q = quotes::table
-            .filter(quotes::group_id.eq(group.as_str()))
-            .filter(quotes::partner_id.eq(scope.partner.as_str()))
-            .filter(quotes::mode.eq(scope.mode.as_str()))
-            .into_boxed();
-        if let Some(c) = &page.after {
-            q = q.filter(
-                quotes::created_at.lt(c.created_at).or(quotes::created_at
-                    .eq(c.created_at)
-                    .and(quotes::id.lt(c.id.clone()))),
-            );
-        }
-        let rows = q
-            .order((quotes::created_at.desc(), quotes::id.desc()))
-            .limit(i64::from(page.limit) + 1)
-            .select(QuoteRow::as_select())
-            .load(&mut *conn)
-            .await
-            .map_err(db)?;
+        let rows = keyset_page!(
+            quotes::table
+                .filter(quotes::group_id.eq(group.as_str()))
+                .filter(quotes::partner_id.eq(scope.partner.as_str()))
+                .filter(quotes::mode.eq(scope.mode.as_str()))
+                .into_boxed(),
+            quotes,
+            page
+        )
+        .select(QuoteRow::as_select())
+        .load(&mut *conn)
+        .await
+        .map_err(db)?;
         let items = rows
             .into_iter()
             .map(QuoteRow::into_domain)
