@@ -12,8 +12,8 @@ use crate::ids::GroupId;
 use crate::job::{JobKind, NewJob};
 use crate::ports::{Clock, Entropy, Minter, now_secs};
 use crate::scope::Scope;
-use crate::services::ServiceError;
-use crate::store::{CensusStore, GroupStore};
+use crate::services::{ID_ATTEMPTS, ServiceError};
+use crate::store::{CensusStore, Conflict, GroupStore, StoreError};
 
 /// Array path of census rows in field errors.
 pub const ROWS: &str = "members";
@@ -134,7 +134,7 @@ impl Census {
         let now = now_secs(self.clock.as_ref());
         let minter = Minter::new(self.entropy.as_ref());
         let members: Vec<CensusMember> = valid.into_iter().map(|(_, m)| m).collect();
-        let write = CensusWrite {
+        let mut write = CensusWrite {
             group_id: group_id.clone(),
             fresh_ids: members.iter().map(|_| minter.member_id()).collect(),
             rating_digest: rating_digest(&members),
@@ -144,12 +144,32 @@ impl Census {
                 scope: scope.clone(),
                 kind: JobKind::MarketComparison,
                 group_id: Some(group_id.clone()),
-                payload: serde_json::json!({ "received": received, "accepted": accepted, "errorCount": errors.len() }).to_string(),
+                payload: serde_json::json!({
+                    "received": received,
+                    "accepted": accepted,
+                    "errorCount": errors.len(),
+                })
+                .to_string(),
                 run_after_ms: now_ms,
             }),
             now,
         };
-        let outcome = self.census.replace_census(scope, &write).await?;
+        // A fresh id that collides with any stored one (48 random bits over
+        // every member of every group) fails the whole transaction; mint
+        // new ones and write again.
+        let mut attempt = 1;
+        let outcome = loop {
+            match self.census.replace_census(scope, &write).await {
+                Err(StoreError::Conflict(Conflict::IdTaken)) if attempt < ID_ATTEMPTS => {
+                    attempt += 1;
+                    write.fresh_ids = write.rows.iter().map(|_| minter.member_id()).collect();
+                    if let Some(job) = write.job.as_mut() {
+                        job.id = minter.job_id();
+                    }
+                }
+                other => break other?,
+            }
+        };
         Ok(CensusResult {
             group_id: group_id.clone(),
             received,

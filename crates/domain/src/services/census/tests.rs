@@ -729,3 +729,51 @@ async fn a_dry_run_of_zero_rows_reports_an_empty_census_without_writing() {
         }
     );
 }
+
+#[tokio::test]
+async fn a_colliding_fresh_id_is_retried_with_new_ids_then_given_up() {
+    use crate::store::Conflict;
+
+    // First write collides, the second lands: two writes, all ids fresh.
+    let writes: Arc<Mutex<Vec<CensusWrite>>> = Arc::default();
+    let sink = Arc::clone(&writes);
+    let mut calls = 0;
+    let mut c = MockCensusStore::new();
+    c.expect_replace_census().times(2).returning(move |_, w| {
+        sink.lock().unwrap().push(w.clone());
+        calls += 1;
+        if calls == 1 {
+            Err(StoreError::Conflict(Conflict::IdTaken))
+        } else {
+            Ok(outcome(2))
+        }
+    });
+    let svc = service(c, groups_with_group(), clock(), sequential_entropy());
+    let rows = vec![Ok(member("E1")), Ok(member("E2"))];
+    let res = svc
+        .replace(&scope(), &group_id(), rows, ANY, false)
+        .await
+        .unwrap();
+    assert_eq!(res.member_count, 2);
+    let writes = writes.lock().unwrap().clone();
+    let (first, second) = (&writes[0], &writes[1]);
+    assert_eq!(first.rows, second.rows);
+    let ids: HashSet<&MemberId> = first.fresh_ids.iter().chain(&second.fresh_ids).collect();
+    assert_eq!(ids.len(), 4, "the retry mints new member ids");
+    assert_ne!(
+        first.job.as_ref().map(|j| &j.id),
+        second.job.as_ref().map(|j| &j.id)
+    );
+
+    // Three collisions in a row: the conflict is reported.
+    let mut c = MockCensusStore::new();
+    c.expect_replace_census()
+        .times(3)
+        .returning(|_, _| Err(StoreError::Conflict(Conflict::IdTaken)));
+    let svc = service(c, groups_with_group(), clock(), sequential_entropy());
+    let err = svc
+        .replace(&scope(), &group_id(), vec![Ok(member("E1"))], ANY, false)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+}
