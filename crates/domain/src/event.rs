@@ -132,6 +132,9 @@ pub struct Event {
     pub next_attempt_at: Option<i64>,
     /// HTTP status of the last attempt, if one got an answer.
     pub last_status: Option<u16>,
+    /// End of the current claim's lease, Unix milliseconds (the claim's
+    /// fencing token for `record_attempt`); `None` when unclaimed.
+    pub lease_until_ms: Option<i64>,
 }
 
 /// The result of one delivery attempt.

@@ -301,18 +301,23 @@ pub trait OutboxStore: Send + Sync {
         limit: u32,
     ) -> StoreResult<Vec<Event>>;
 
-    /// Records an attempt's outcome: the new state, the attempt count and,
-    /// when pending, the next due time; releases the lease.
+    /// Records an attempt's outcome — the new state, the attempt count and,
+    /// when pending, the next due time — and releases the lease, if the
+    /// claim still holds: `lease_until_ms` is the claimed event's
+    /// `lease_until_ms`, the fencing token of that claim. Returns `false`,
+    /// changing nothing, when the lease ran out and another claimant took
+    /// the delivery.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`] for an unknown event.
     async fn record_attempt(
         &self,
         id: &EventId,
+        lease_until_ms: i64,
         state: crate::event::DeliveryState,
         status: Option<u16>,
         next_attempt_at_ms: Option<i64>,
-    ) -> StoreResult<()>;
+    ) -> StoreResult<bool>;
 
     /// Reads an event of the scope with its delivery state.
     ///
@@ -355,20 +360,34 @@ pub trait JobStore: Send + Sync {
         lease_ms: i64,
     ) -> StoreResult<Option<Job>>;
 
-    /// Marks a claimed job done and appends `events`, in one transaction.
-    /// A job superseded meanwhile stays superseded and its events are
-    /// dropped; the return value tells whether the job was completed.
+    /// Marks a claimed job done and appends `events`, in one transaction,
+    /// if the claim still holds: `attempt` is the claimed job's `attempts`,
+    /// the fencing token of that claim. Returns `false`, changing nothing,
+    /// when the job was superseded meanwhile or its lease ran out and
+    /// another worker claimed it again.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`] for an unknown job.
-    async fn complete_job(&self, id: &JobId, events: &[NewEvent]) -> StoreResult<bool>;
+    async fn complete_job(
+        &self,
+        id: &JobId,
+        attempt: u32,
+        events: &[NewEvent],
+    ) -> StoreResult<bool>;
 
     /// Puts a claimed job back to run at `retry_at_ms`, or marks it failed
-    /// when `retry_at_ms` is `None`.
+    /// when `retry_at_ms` is `None` — if the claim `attempt` still holds
+    /// (otherwise nothing changes and `false` is returned).
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`] for an unknown job.
-    async fn fail_job(&self, id: &JobId, retry_at_ms: Option<i64>, error: &str) -> StoreResult<()>;
+    async fn fail_job(
+        &self,
+        id: &JobId,
+        attempt: u32,
+        retry_at_ms: Option<i64>,
+        error: &str,
+    ) -> StoreResult<bool>;
 
     /// The group's open job of `kind` (queued or running), if any: while
     /// one exists, quotes answer 409 `rates_pending`.

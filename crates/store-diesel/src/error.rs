@@ -58,8 +58,18 @@ pub(crate) fn db(e: DieselError) -> StoreError {
                 StoreError::Conflict(Conflict::IdTaken)
             }
         }
-        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
+        // diesel-async reports a PostgreSQL connection lost mid-query as
+        // `UnableToSendCommand`; a server shutting down as 57P01.
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        )
         | DieselError::BrokenTransactionManager => StoreError::Unavailable(Box::new(e)),
+        DieselError::DatabaseError(_, ref info)
+            if info.message().starts_with("terminating connection") =>
+        {
+            StoreError::Unavailable(Box::new(e))
+        }
         other => StoreError::Internal(Box::new(other)),
     }
 }

@@ -47,7 +47,11 @@ mod schema;
 pub mod sealer;
 mod sqlite;
 
+use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
+
+use deadpool::managed::{Manager, Object};
+use diesel_async::pooled_connection::PoolableConnection;
 
 use domain::store::{
     CensusStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore, PartnerStore,
@@ -56,6 +60,68 @@ use domain::store::{
 
 pub use pg::PgStore;
 pub use sqlite::SqliteStore;
+
+/// A pooled connection that is discarded, not returned to the pool, when
+/// it is dropped in a broken state — above all inside a transaction whose
+/// future was cancelled (a dropped request). Closing it makes PostgreSQL
+/// roll the transaction back and SQLite release its write lock at once,
+/// instead of when the pool next hands the connection out.
+pub(crate) struct Pooled<M>(Option<Object<M>>)
+where
+    M: Manager,
+    M::Type: PoolableConnection;
+
+impl<M> Pooled<M>
+where
+    M: Manager,
+    M::Type: PoolableConnection,
+{
+    pub(crate) fn new(obj: Object<M>) -> Self {
+        Self(Some(obj))
+    }
+}
+
+impl<M> Deref for Pooled<M>
+where
+    M: Manager,
+    M::Type: PoolableConnection,
+{
+    type Target = M::Type;
+
+    fn deref(&self) -> &M::Type {
+        match &self.0 {
+            Some(obj) => obj,
+            None => unreachable!("a pooled connection is only taken in drop"),
+        }
+    }
+}
+
+impl<M> DerefMut for Pooled<M>
+where
+    M: Manager,
+    M::Type: PoolableConnection,
+{
+    fn deref_mut(&mut self) -> &mut M::Type {
+        match &mut self.0 {
+            Some(obj) => obj,
+            None => unreachable!("a pooled connection is only taken in drop"),
+        }
+    }
+}
+
+impl<M> Drop for Pooled<M>
+where
+    M: Manager,
+    M::Type: PoolableConnection,
+{
+    fn drop(&mut self) {
+        if let Some(mut obj) = self.0.take()
+            && obj.is_broken()
+        {
+            drop(Object::take(obj));
+        }
+    }
+}
 
 /// Which database a URL names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,10 +155,12 @@ impl Database {
                 url: url.to_owned(),
             });
         }
+        // `:memory:` would give every pooled connection its own empty
+        // database, so only files are accepted.
         let path = url
             .strip_prefix("sqlite://")
             .or_else(|| url.strip_prefix("sqlite:"))
-            .filter(|p| !p.is_empty() && !p.contains('?'));
+            .filter(|p| !p.is_empty() && !p.contains('?') && !p.contains(":memory:"));
         match path {
             Some(p) => Ok(Self::Sqlite { path: p.to_owned() }),
             None => Err(BadUrl(url.to_owned())),

@@ -7,16 +7,19 @@ use async_trait::async_trait;
 use diesel::sql_types::{BigInt, Integer, Text};
 use diesel::{
     BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult,
-    QueryableByName,
+    QueryableByName, SelectableHelper,
 };
-use diesel_async::pooled_connection::AsyncDieselConnectionManager;
-use diesel_async::pooled_connection::deadpool::{Object, Pool};
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::pooled_connection::deadpool::Pool;
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::{
+    AsyncConnection as _, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection as _,
+};
 use domain::rate_limit::Policy;
 use domain::store::{Health, RateLimitStore, StoreResult};
 
+use crate::Pooled;
 use crate::error::{db, pool};
-use crate::rows::{EventRow, MemberRow};
+use crate::rows::{EventRow, GroupRow, MemberRow};
 use crate::schema::{events, jobs, members};
 
 pub(crate) type Conn = AsyncPgConnection;
@@ -44,6 +47,12 @@ mod partners;
 #[path = "ops/quotes.rs"]
 mod quotes;
 
+/// Session settings of every connection: a transaction left open (a
+/// cancelled request whose connection was not yet discarded) is ended by the
+/// server after a minute, and no statement waits on a lock for more than
+/// 30 seconds, so a request fails rather than hangs.
+const SESSION: &str = "SET idle_in_transaction_session_timeout = '60s'; SET lock_timeout = '30s';";
+
 /// The PostgreSQL store.
 #[derive(Clone)]
 pub struct PgStore {
@@ -58,19 +67,31 @@ impl PgStore {
     /// # Errors
     /// [`domain::store::StoreError::Internal`] when the pool cannot be built.
     pub fn new(url: &str, max_connections: usize) -> StoreResult<Self> {
-        let manager = AsyncDieselConnectionManager::<Conn>::new(url);
+        let mut config = ManagerConfig::<Conn>::default();
+        config.custom_setup = Box::new(|url| {
+            let url = url.to_owned();
+            Box::pin(async move {
+                let mut conn = Conn::establish(&url).await?;
+                conn.batch_execute(SESSION)
+                    .await
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                Ok(conn)
+            })
+        });
+        let manager = AsyncDieselConnectionManager::<Conn>::new_with_config(url, config);
         let pool = Pool::builder(manager)
             .max_size(max_connections.max(1))
             .wait_timeout(Some(std::time::Duration::from_secs(10)))
             .create_timeout(Some(std::time::Duration::from_secs(5)))
+            .recycle_timeout(Some(std::time::Duration::from_secs(5)))
             .runtime(deadpool::Runtime::Tokio1)
             .build()
             .map_err(|e| domain::store::StoreError::Internal(Box::new(e)))?;
         Ok(Self { pool })
     }
 
-    pub(crate) async fn conn(&self) -> StoreResult<Object<Conn>> {
-        self.pool.get().await.map_err(pool)
+    pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
+        self.pool.get().await.map(Pooled::new).map_err(pool)
     }
 }
 
@@ -98,6 +119,25 @@ pub(crate) async fn insert_events(c: &mut Conn, rows: Vec<EventRow>) -> QueryRes
             .await?;
     }
     Ok(())
+}
+
+/// Reads a group of the scope inside a write transaction, locking its row
+/// until the transaction ends (writers of one group take turns).
+pub(crate) async fn lock_group_row(
+    c: &mut Conn,
+    partner: &str,
+    mode: &str,
+    id: &str,
+) -> QueryResult<Option<GroupRow>> {
+    crate::schema::groups::table
+        .filter(crate::schema::groups::id.eq(id))
+        .filter(crate::schema::groups::partner_id.eq(partner))
+        .filter(crate::schema::groups::mode.eq(mode))
+        .select(GroupRow::as_select())
+        .for_update()
+        .first(c)
+        .await
+        .optional()
 }
 
 /// Picks and locks due deliveries, skipping rows another claimant holds.

@@ -415,6 +415,7 @@ impl EventRow {
             attempts: count(self.attempts),
             next_attempt_at: self.next_attempt_at_ms,
             last_status: self.last_status.and_then(|s| u16::try_from(s).ok()),
+            lease_until_ms: self.locked_until_ms,
         })
     }
 }

@@ -7,16 +7,20 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use diesel::sqlite::SqliteConnection;
-use diesel::{BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
-use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel::{
+    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult,
+    SelectableHelper,
+};
+use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, RunQueryDsl, SimpleAsyncConnection};
 use domain::rate_limit::Policy;
 use domain::store::{Health, RateLimitStore, StoreError, StoreResult};
 
+use crate::Pooled;
 use crate::error::pool;
-use crate::rows::{EventRow, MemberRow};
+use crate::rows::{EventRow, GroupRow, MemberRow};
 use crate::schema::{events, jobs, members};
 
 pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection>;
@@ -87,8 +91,8 @@ impl SqliteStore {
         })
     }
 
-    pub(crate) async fn conn(&self) -> StoreResult<Object<Conn>> {
-        self.pool.get().await.map_err(pool)
+    pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
+        self.pool.get().await.map(Pooled::new).map_err(pool)
     }
 }
 
@@ -118,6 +122,24 @@ pub(crate) async fn insert_events(c: &mut Conn, rows: Vec<EventRow>) -> QueryRes
         Ok(())
     })
     .await
+}
+
+/// Reads a group of the scope inside a write transaction (the IMMEDIATE
+/// transaction already excludes other writers).
+pub(crate) async fn lock_group_row(
+    c: &mut Conn,
+    partner: &str,
+    mode: &str,
+    id: &str,
+) -> QueryResult<Option<GroupRow>> {
+    crate::schema::groups::table
+        .filter(crate::schema::groups::id.eq(id))
+        .filter(crate::schema::groups::partner_id.eq(partner))
+        .filter(crate::schema::groups::mode.eq(mode))
+        .select(GroupRow::as_select())
+        .first(c)
+        .await
+        .optional()
 }
 
 /// Picks due deliveries (the IMMEDIATE transaction already excludes other

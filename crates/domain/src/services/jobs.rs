@@ -70,18 +70,22 @@ impl Worker {
         let id = job.job.id.clone();
         match handler.run(&job).await {
             Ok(events) => {
-                self.store.complete_job(&id, &events).await?;
+                self.store.complete_job(&id, job.attempts, &events).await?;
                 Ok(Step::Completed(id))
             }
             Err(message) if job.attempts < MAX_JOB_ATTEMPTS => {
                 // 1 s, 2 s, 4 s, 8 s between attempts.
                 let backoff = 1_000_i64 << job.attempts.saturating_sub(1).min(10);
                 let retry_at = self.clock.now_ms().saturating_add(backoff);
-                self.store.fail_job(&id, Some(retry_at), &message).await?;
+                self.store
+                    .fail_job(&id, job.attempts, Some(retry_at), &message)
+                    .await?;
                 Ok(Step::Retrying(id))
             }
             Err(message) => {
-                self.store.fail_job(&id, None, &message).await?;
+                self.store
+                    .fail_job(&id, job.attempts, None, &message)
+                    .await?;
                 Ok(Step::Failed(id))
             }
         }

@@ -14,7 +14,7 @@ use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
 use domain::store::{CensusStore, StoreError, StoreResult};
 
-use super::groups::{advance, load_group};
+use super::groups::{advance, load_group, lock_group};
 use super::{Conn, Store, insert_members};
 use crate::error::{TxError, corrupt, db};
 use crate::rows::{JobRow, MemberRow, int, member_data};
@@ -31,7 +31,7 @@ impl CensusStore for Store {
         let conn: &mut Conn = &mut conn;
         let gid = write.group_id.to_string();
         Ok(write_tx!(conn, async |c: &mut Conn| {
-            let group = load_group(c, scope, &gid).await?;
+            let group = lock_group(c, scope, &gid).await?;
             let existing: Vec<(String, Option<String>, Option<String>, i64)> = members::table
                 .filter(members::group_id.eq(&gid))
                 .select((

@@ -32,6 +32,17 @@ pub(crate) async fn load_group(conn: &mut Conn, scope: &Scope, id: &str) -> Resu
     Ok(row.into_domain()?)
 }
 
+/// Reads a group of the scope and locks it for the rest of the transaction
+/// (PostgreSQL `FOR UPDATE`; SQLite's IMMEDIATE transaction already holds
+/// the write lock). Every write that reads a group first takes this lock,
+/// so two writes to one group never interleave.
+pub(crate) async fn lock_group(conn: &mut Conn, scope: &Scope, id: &str) -> Result<Group, TxError> {
+    let row = super::lock_group_row(conn, scope.partner.as_str(), scope.mode.as_str(), id)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    Ok(row.into_domain()?)
+}
+
 /// Whether another group of `mode` holds `domain` (enrolled or active).
 pub(crate) async fn domain_held(
     conn: &mut Conn,
@@ -59,7 +70,7 @@ pub(crate) async fn advance(
     company_state: Option<CompanyState>,
     now: i64,
 ) -> Result<Group, TxError> {
-    let mut group = load_group(conn, scope, id).await?;
+    let mut group = lock_group(conn, scope, id).await?;
     group.status = group.status.advance_to(status);
     if company_state.is_some() {
         group.company_state = company_state;
@@ -106,9 +117,8 @@ impl GroupStore for Store {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         write_tx!(conn, async |c: &mut Conn| {
-            let current = load_group(c, scope, &row.id).await?;
-            if current.status.holds_domain()
-                && current.domain != row.domain
+            let current = lock_group(c, scope, &row.id).await?;
+            if current.domain != row.domain
                 && domain_held(c, &row.mode, &row.domain, &row.id).await?
             {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));

@@ -14,8 +14,22 @@ use domain::store::{JobStore, StoreError, StoreResult};
 use super::outbox::append_events;
 use super::{Conn, Store, claim_job_id};
 use crate::error::{TxError, db};
-use crate::rows::JobRow;
+use crate::rows::{JobRow, int};
 use crate::schema::jobs;
+
+/// `NotFound` unless the job exists.
+async fn exists(c: &mut Conn, id: &JobId) -> Result<(), TxError> {
+    let found: Option<String> = jobs::table
+        .find(id.as_str())
+        .select(jobs::id)
+        .first(c)
+        .await
+        .optional()?;
+    match found {
+        Some(_) => Ok(()),
+        None => Err(TxError::Store(StoreError::NotFound)),
+    }
+}
 
 #[async_trait]
 impl JobStore for Store {
@@ -61,7 +75,7 @@ impl JobStore for Store {
         row.map(JobRow::into_domain).transpose()
     }
 
-    async fn complete_job(&self, id: &JobId, list: &[NewEvent]) -> StoreResult<bool> {
+    async fn complete_job(&self, id: &JobId, attempt: u32, list: &[NewEvent]) -> StoreResult<bool> {
         let due = list
             .iter()
             .map(|e| e.created_at)
@@ -71,76 +85,70 @@ impl JobStore for Store {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         Ok(write_tx!(conn, async |c: &mut Conn| {
-            let state: String = jobs::table
-                .find(id.as_str())
-                .select(jobs::state)
-                .first(c)
-                .await
-                .optional()?
-                .ok_or(StoreError::NotFound)?;
-            if state == JobState::Superseded.as_str() {
+            // The claim holds while the job is running under this attempt;
+            // on PostgreSQL the condition is re-checked after any lock wait,
+            // so a supersede or a re-claim that commits first wins.
+            let n = diesel::update(
+                jobs::table
+                    .filter(jobs::id.eq(id.as_str()))
+                    .filter(jobs::state.eq(JobState::Running.as_str()))
+                    .filter(jobs::attempts.eq(int(attempt))),
+            )
+            .set((
+                jobs::state.eq(JobState::Done.as_str()),
+                jobs::locked_until_ms.eq(None::<i64>),
+            ))
+            .execute(c)
+            .await?;
+            if n == 0 {
+                exists(c, id).await?;
                 return Ok(false);
             }
-            diesel::update(jobs::table.find(id.as_str()))
-                .set((
-                    jobs::state.eq(JobState::Done.as_str()),
-                    jobs::locked_until_ms.eq(None::<i64>),
-                ))
-                .execute(c)
-                .await?;
             append_events(c, list, due).await?;
             Ok::<_, TxError>(true)
         })
         .await?)
     }
 
-    async fn fail_job(&self, id: &JobId, retry_at_ms: Option<i64>, error: &str) -> StoreResult<()> {
+    async fn fail_job(
+        &self,
+        id: &JobId,
+        attempt: u32,
+        retry_at_ms: Option<i64>,
+        error: &str,
+    ) -> StoreResult<bool> {
         let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
         let (state, run_after) = match retry_at_ms {
             Some(at) => (JobState::Queued, Some(at)),
             None => (JobState::Failed, None),
         };
-        let target = jobs::table
-            .filter(jobs::id.eq(id.as_str()))
-            .filter(jobs::state.ne(JobState::Superseded.as_str()));
-        let n = match run_after {
-            Some(at) => {
-                diesel::update(target)
-                    .set((
-                        jobs::state.eq(state.as_str()),
-                        jobs::run_after_ms.eq(at),
-                        jobs::locked_until_ms.eq(None::<i64>),
-                        jobs::last_error.eq(Some(error)),
-                    ))
-                    .execute(&mut *conn)
-                    .await
+        Ok(write_tx!(conn, async |c: &mut Conn| {
+            let target = jobs::table
+                .filter(jobs::id.eq(id.as_str()))
+                .filter(jobs::state.eq(JobState::Running.as_str()))
+                .filter(jobs::attempts.eq(int(attempt)));
+            let n = diesel::update(target)
+                .set((
+                    jobs::state.eq(state.as_str()),
+                    jobs::locked_until_ms.eq(None::<i64>),
+                    jobs::last_error.eq(Some(error)),
+                ))
+                .execute(c)
+                .await?;
+            if n == 0 {
+                exists(c, id).await?;
+                return Ok(false);
             }
-            None => {
-                diesel::update(target)
-                    .set((
-                        jobs::state.eq(state.as_str()),
-                        jobs::locked_until_ms.eq(None::<i64>),
-                        jobs::last_error.eq(Some(error)),
-                    ))
-                    .execute(&mut *conn)
-                    .await
+            if let Some(at) = run_after {
+                diesel::update(jobs::table.find(id.as_str()))
+                    .set(jobs::run_after_ms.eq(at))
+                    .execute(c)
+                    .await?;
             }
-        }
-        .map_err(db)?;
-        if n == 0 {
-            // Either unknown, or superseded meanwhile (which is fine).
-            let exists: Option<String> = jobs::table
-                .find(id.as_str())
-                .select(jobs::id)
-                .first(&mut *conn)
-                .await
-                .optional()
-                .map_err(db)?;
-            if exists.is_none() {
-                return Err(StoreError::NotFound);
-            }
-        }
-        Ok(())
+            Ok::<_, TxError>(true)
+        })
+        .await?)
     }
 
     async fn open_job(

@@ -1,7 +1,9 @@
 //! The event outbox (shared by both backends; claiming is per backend).
 
 use async_trait::async_trait;
-use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl, SelectableHelper};
+use diesel::{
+    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
+};
 use diesel_async::RunQueryDsl;
 use domain::event::{DeliveryState, Event, NewEvent};
 use domain::ids::EventId;
@@ -36,7 +38,11 @@ pub(crate) async fn append_events(
 impl OutboxStore for Store {
     async fn append(&self, list: &[NewEvent], now_ms: i64) -> StoreResult<()> {
         let mut conn = self.conn().await?;
-        Ok(append_events(&mut conn, list, now_ms).await?)
+        let conn: &mut Conn = &mut conn;
+        write_tx!(conn, async |c: &mut Conn| append_events(c, list, now_ms)
+            .await)
+        .await?;
+        Ok(())
     }
 
     async fn claim_deliveries(
@@ -71,26 +77,41 @@ impl OutboxStore for Store {
     async fn record_attempt(
         &self,
         id: &EventId,
+        lease_until_ms: i64,
         state: DeliveryState,
         status: Option<u16>,
         next_attempt_at_ms: Option<i64>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<bool> {
         let mut conn = self.conn().await?;
-        let n = diesel::update(events::table.find(id.as_str()))
-            .set((
-                events::state.eq(state.as_str()),
-                events::attempts.eq(events::attempts + 1),
-                events::last_status.eq(status.map(i32::from)),
-                events::next_attempt_at_ms.eq(next_attempt_at_ms),
-                events::locked_until_ms.eq(None::<i64>),
-            ))
-            .execute(&mut *conn)
+        let n = diesel::update(
+            events::table
+                .filter(events::id.eq(id.as_str()))
+                .filter(events::state.eq(DeliveryState::Pending.as_str()))
+                .filter(events::locked_until_ms.eq(Some(lease_until_ms))),
+        )
+        .set((
+            events::state.eq(state.as_str()),
+            events::attempts.eq(events::attempts + 1),
+            events::last_status.eq(status.map(i32::from)),
+            events::next_attempt_at_ms.eq(next_attempt_at_ms),
+            events::locked_until_ms.eq(None::<i64>),
+        ))
+        .execute(&mut *conn)
+        .await
+        .map_err(db)?;
+        if n > 0 {
+            return Ok(true);
+        }
+        let found: Option<String> = events::table
+            .find(id.as_str())
+            .select(events::id)
+            .first(&mut *conn)
             .await
+            .optional()
             .map_err(db)?;
-        if n == 0 {
-            Err(StoreError::NotFound)
-        } else {
-            Ok(())
+        match found {
+            Some(_) => Ok(false),
+            None => Err(StoreError::NotFound),
         }
     }
 

@@ -81,10 +81,14 @@ impl PartnerStore for Store {
                         Conflict::LiveKeyActive,
                     )));
                 }
-                diesel::update(api_keys::table.filter(api_keys::id.eq_any(&active)))
-                    .set(api_keys::revoked_at.eq(Some(now)))
-                    .execute(c)
-                    .await?;
+                diesel::update(
+                    api_keys::table
+                        .filter(api_keys::id.eq_any(&active))
+                        .filter(api_keys::revoked_at.is_null()),
+                )
+                .set(api_keys::revoked_at.eq(Some(now)))
+                .execute(c)
+                .await?;
                 revoked = active;
             }
             diesel::insert_into(api_keys::table)

@@ -14,7 +14,7 @@ use domain::quote::{Quote, QuoteStatus};
 use domain::scope::Scope;
 use domain::store::{Conflict, QuoteStore, StoreError, StoreResult};
 
-use super::groups::{advance, domain_held, load_group};
+use super::groups::{advance, domain_held, load_group, lock_group};
 use super::outbox::append_events;
 use super::{Conn, Store};
 use crate::error::{TxError, db};
@@ -139,7 +139,18 @@ impl QuoteStore for Store {
         let conn: &mut Conn = &mut conn;
         let scope = &enrollment.scope;
         write_tx!(conn, async |c: &mut Conn| {
-            let group = load_group(c, scope, &row.group_id).await?;
+            let group = lock_group(c, scope, &row.group_id).await?;
+            let quote_in_group: i64 = quotes::table
+                .filter(quotes::id.eq(&row.quote_id))
+                .filter(quotes::group_id.eq(&row.group_id))
+                .filter(quotes::partner_id.eq(scope.partner.as_str()))
+                .filter(quotes::mode.eq(scope.mode.as_str()))
+                .count()
+                .get_result(c)
+                .await?;
+            if quote_in_group == 0 {
+                return Err(TxError::Store(StoreError::NotFound));
+            }
             let existing: Option<String> = enrollments::table
                 .filter(enrollments::group_id.eq(&row.group_id))
                 .select(enrollments::id)

@@ -119,7 +119,7 @@ async fn replace_keeps_ids_by_external_id_then_email(t: TestDb) {
     assert_eq!(open.state, JobState::Queued);
     assert!(
         !s.jobs
-            .complete_job(&JobId::from_bytes([1, 0, 0, 0, 0, 1]), &[])
+            .complete_job(&JobId::from_bytes([1, 0, 0, 0, 0, 1]), 0, &[])
             .await
             .unwrap()
     );
@@ -236,3 +236,86 @@ async fn ten_thousand_members_in_one_write(t: TestDb) {
     assert_eq!(all[0].member.external_id.as_deref(), Some("E5000"));
 }
 on_both!(ten_thousand_members_in_one_write);
+
+async fn concurrent_writes_to_one_group_never_mix(t: TestDb) {
+    let (_, sc) = partner(&t.stores, 1).await;
+    let g = group(1, &sc, "acme.com", 100);
+    t.stores.groups.insert_group(&g).await.unwrap();
+    let other = t.second_process();
+    for round in 0..10u8 {
+        let a: Vec<CensusMember> = (0..300)
+            .map(|i| member(Some(&format!("A{round}-{i}")), None, "60601"))
+            .collect();
+        let b: Vec<CensusMember> = (0..200)
+            .map(|i| member(Some(&format!("B{round}-{i}")), None, "94103"))
+            .collect();
+        let wa = write(&sc, &g.id, a.clone(), round * 2, 1_000 + i64::from(round));
+        let wb = write(
+            &sc,
+            &g.id,
+            b.clone(),
+            round * 2 + 1,
+            1_000 + i64::from(round),
+        );
+        let (s1, s2, sc1, sc2) = (
+            t.stores.census.clone(),
+            other.census.clone(),
+            sc.clone(),
+            sc.clone(),
+        );
+        let ta = tokio::spawn(async move { s1.replace_census(&sc1, &wa).await });
+        let tb = tokio::spawn(async move { s2.replace_census(&sc2, &wb).await });
+        ta.await.unwrap().unwrap();
+        tb.await.unwrap().unwrap();
+        let stored: Vec<CensusMember> = t
+            .stores
+            .census
+            .census(&sc, &g.id)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.member)
+            .collect();
+        assert!(
+            stored == a || stored == b,
+            "round {round}: a mix of {} members",
+            stored.len()
+        );
+        let grp = t.stores.groups.group(&sc, &g.id).await.unwrap();
+        assert_eq!(
+            usize::try_from(grp.census_member_count).unwrap(),
+            stored.len()
+        );
+        assert_eq!(
+            grp.rating_digest.as_deref(),
+            Some(rating_digest(&stored).as_str())
+        );
+    }
+}
+on_both!(concurrent_writes_to_one_group_never_mix);
+
+async fn a_cancelled_write_leaves_no_lock_behind(t: TestDb) {
+    let (_, sc) = partner(&t.stores, 1).await;
+    let g = group(1, &sc, "acme.com", 100);
+    t.stores.groups.insert_group(&g).await.unwrap();
+    let rows: Vec<CensusMember> = (0..10_000)
+        .map(|i| member(Some(&format!("E{i}")), None, "60601"))
+        .collect();
+    for (round, delay_ms) in [(0u8, 20u64), (1, 60), (2, 120), (3, 250)] {
+        // A request dropped mid-write: the transaction's future is aborted.
+        let census = t.stores.census.clone();
+        let (sc2, w) = (sc.clone(), write(&sc, &g.id, rows.clone(), round, 200));
+        let task = tokio::spawn(async move { census.replace_census(&sc2, &w).await });
+        tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+        task.abort();
+        let _ = task.await;
+        // Every following write goes through; none inherits the aborted
+        // transaction or waits on its lock.
+        for n in 0..6 {
+            let mut changed = t.stores.groups.group(&sc, &g.id).await.unwrap();
+            changed.company_name = format!("Acme {round}-{n}");
+            t.stores.groups.update_group(&sc, &changed).await.unwrap();
+        }
+    }
+}
+on_both!(a_cancelled_write_leaves_no_lock_behind);

@@ -106,6 +106,14 @@ async fn an_enrolled_domain_is_held_in_its_mode(t: TestDb) {
         .insert_group(&group(4, &b_live, "acme.com", 105))
         .await
         .unwrap();
+    // Renaming another group onto the held domain is refused too.
+    let mut g5 = group(5, &b, "other.com", 107);
+    s.groups.insert_group(&g5).await.unwrap();
+    g5.domain = "acme.com".to_owned();
+    assert!(matches!(
+        s.groups.update_group(&b, &g5).await,
+        Err(StoreError::Conflict(Conflict::DomainTaken))
+    ));
     // A second group cannot reach enrolled on a held domain either.
     assert!(
         s.groups

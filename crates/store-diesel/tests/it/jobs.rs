@@ -71,7 +71,21 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
         .unwrap()
         .unwrap();
     assert_eq!((c2.job.id.clone(), c2.attempts), (j.id.clone(), 2));
-    s.jobs.fail_job(&j.id, Some(5_000), "boom").await.unwrap();
+    // The first claim's worker wakes up late: its lease is gone, so it can
+    // neither fail nor complete the job.
+    assert!(
+        !s.jobs
+            .fail_job(&j.id, 1, Some(1_200), "late")
+            .await
+            .unwrap()
+    );
+    assert!(!s.jobs.complete_job(&j.id, 1, &[]).await.unwrap());
+    assert!(
+        s.jobs
+            .fail_job(&j.id, 2, Some(5_000), "boom")
+            .await
+            .unwrap()
+    );
     assert!(
         s.jobs
             .claim_job(&[JobKind::MarketComparison], 4_999, 100)
@@ -99,7 +113,7 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
     let e = event(7, &sc, 5);
     assert!(
         s.jobs
-            .complete_job(&j.id, std::slice::from_ref(&e))
+            .complete_job(&j.id, 3, std::slice::from_ref(&e))
             .await
             .unwrap()
     );
@@ -125,7 +139,15 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
         .await
         .unwrap()
         .unwrap();
-    s.jobs.fail_job(&p.job.id, None, "gave up").await.unwrap();
+    // A stale completion after the job is done changes nothing.
+    assert!(!s.jobs.complete_job(&j.id, 3, &[]).await.unwrap());
+    assert!(!s.jobs.fail_job(&j.id, 3, Some(1), "late").await.unwrap());
+    assert!(
+        s.jobs
+            .fail_job(&p.job.id, p.attempts, None, "gave up")
+            .await
+            .unwrap()
+    );
     assert!(
         s.jobs
             .claim_job(&[JobKind::PriceOnPlan], 99_000, 100)
@@ -134,11 +156,15 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
             .is_none()
     );
     assert!(matches!(
-        s.jobs.complete_job(&JobId::from_bytes([9; 6]), &[]).await,
+        s.jobs
+            .complete_job(&JobId::from_bytes([9; 6]), 1, &[])
+            .await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
-        s.jobs.fail_job(&JobId::from_bytes([9; 6]), None, "x").await,
+        s.jobs
+            .fail_job(&JobId::from_bytes([9; 6]), 1, None, "x")
+            .await,
         Err(StoreError::NotFound)
     ));
 }

@@ -107,25 +107,52 @@ async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
             .is_empty()
     );
     let first = &claimed[0].event.id;
-    s.outbox
-        .record_attempt(first, DeliveryState::Pending, Some(500), Some(12_000))
-        .await
-        .unwrap();
-    s.outbox
-        .record_attempt(
-            &claimed[1].event.id,
-            DeliveryState::Delivered,
-            Some(204),
-            None,
-        )
-        .await
-        .unwrap();
+    let lease = claimed[0].lease_until_ms.unwrap();
+    assert_eq!(lease, 11_000);
+    assert!(
+        s.outbox
+            .record_attempt(
+                first,
+                lease,
+                DeliveryState::Pending,
+                Some(500),
+                Some(12_000)
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        s.outbox
+            .record_attempt(
+                &claimed[1].event.id,
+                lease,
+                DeliveryState::Delivered,
+                Some(204),
+                None,
+            )
+            .await
+            .unwrap()
+    );
     // The lease of the third ran out: it is due again; the first is due at 12 s.
     let again = s.outbox.claim_deliveries(11_000, 5_000, 10).await.unwrap();
     assert_eq!(
         again.iter().map(|e| e.event.id.clone()).collect::<Vec<_>>(),
         vec![claimed[2].event.id.clone()]
     );
+    // The first claimant of the third, back after its lease, records nothing.
+    assert!(
+        !s.outbox
+            .record_attempt(
+                &claimed[2].event.id,
+                lease,
+                DeliveryState::Delivered,
+                Some(200),
+                None
+            )
+            .await
+            .unwrap()
+    );
+    assert_eq!(again[0].lease_until_ms, Some(16_000));
     let retry = s.outbox.claim_deliveries(12_000, 1_000, 10).await.unwrap();
     assert_eq!(retry.len(), 1);
     assert_eq!(
@@ -141,6 +168,7 @@ async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
         s.outbox
             .record_attempt(
                 &EventId::from_bytes([9; 6]),
+                1,
                 DeliveryState::Failed,
                 None,
                 None
