@@ -30,10 +30,7 @@ impl ApiKey {
     /// Mints a key of `mode` from 16 random bytes.
     #[must_use]
     pub fn from_bytes(mode: Mode, secret: [u8; 16]) -> Self {
-        let mut text = format!("psk_{}_", mode.as_str());
-        for b in secret {
-            text.push_str(&format!("{b:02x}"));
-        }
+        let text = format!("psk_{}_{}", mode.as_str(), crate::hex::encode(&secret));
         Self { mode, text }
     }
 

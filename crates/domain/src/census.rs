@@ -193,12 +193,7 @@ pub fn rating_digest(rows: &[CensusMember]) -> String {
         h.update(l.as_bytes());
         h.update(b"\n");
     }
-    h.finalize()
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            s.push_str(&format!("{b:02x}"));
-            s
-        })
+    crate::hex::encode(&h.finalize())
 }
 
 /// One census replace, as the storage port applies it in a single

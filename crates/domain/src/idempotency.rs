@@ -42,12 +42,7 @@ pub fn check_key(key: &str) -> Result<(), BadIdempotencyKey> {
 /// request sent with its fields in another order or style matches.
 #[must_use]
 pub fn request_digest(canonical_body: &[u8]) -> String {
-    Sha256::digest(canonical_body)
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            s.push_str(&format!("{b:02x}"));
-            s
-        })
+    crate::hex::encode(&Sha256::digest(canonical_body))
 }
 
 /// A request that carries an `Idempotency-Key`.

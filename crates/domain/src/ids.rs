@@ -23,19 +23,6 @@ pub struct IdError {
 /// Number of hex characters after the prefix.
 pub const ID_HEX_LEN: usize = 12;
 
-fn hex6(bytes: [u8; 6]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(ID_HEX_LEN);
-    for b in bytes {
-        for nibble in [b >> 4, b & 0x0f] {
-            if let Some(&c) = HEX.get(usize::from(nibble)) {
-                s.push(char::from(c));
-            }
-        }
-    }
-    s
-}
-
 fn is_lower_hex(s: &str) -> bool {
     s.bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
@@ -54,7 +41,7 @@ macro_rules! id_type {
             /// An id from 6 random bytes.
             #[must_use]
             pub fn from_bytes(bytes: [u8; 6]) -> Self {
-                Self(format!("{}{}", $prefix, hex6(bytes)))
+                Self(format!("{}{}", $prefix, crate::hex::encode(&bytes)))
             }
 
             /// Parses an id, checking its prefix and its 12 lowercase hex

@@ -31,10 +31,7 @@ impl std::fmt::Debug for WebhookEndpoint {
 /// A signing secret from 32 random bytes: `whsec_` + 64 lowercase hex.
 #[must_use]
 pub fn secret_from_bytes(bytes: [u8; 32]) -> String {
-    bytes.iter().fold(String::from("whsec_"), |mut s, b| {
-        s.push_str(&format!("{b:02x}"));
-        s
-    })
+    format!("whsec_{}", crate::hex::encode(&bytes))
 }
 
 /// Checks the shape of an endpoint URL: `https://` with a host, unless

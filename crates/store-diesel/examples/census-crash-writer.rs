@@ -167,12 +167,5 @@ fn fingerprint(rows: &[CensusMember]) -> Result<String, String> {
         ctx.update(json.as_bytes());
         ctx.update(b"\n");
     }
-    Ok(ctx
-        .finish()
-        .as_ref()
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            s.push_str(&format!("{b:02x}"));
-            s
-        }))
+    Ok(domain::hex::encode(ctx.finish().as_ref()))
 }

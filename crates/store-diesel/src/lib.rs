@@ -51,7 +51,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use deadpool::managed::{Manager, Object};
-use diesel_async::pooled_connection::PoolableConnection;
+use diesel_async::pooled_connection::{PoolableConnection, SetupCallback};
 
 use domain::store::{
     CensusStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore, PartnerStore,
@@ -121,6 +121,24 @@ where
             drop(Object::take(obj));
         }
     }
+}
+
+/// Connection setup that runs `session` (pragmas or `SET`s) on every new
+/// pooled connection.
+pub(crate) fn session_setup<C>(session: &'static str) -> SetupCallback<C>
+where
+    C: diesel_async::AsyncConnection + diesel_async::SimpleAsyncConnection + 'static,
+{
+    Box::new(move |url| {
+        let url = url.to_owned();
+        Box::pin(async move {
+            let mut conn = C::establish(&url).await?;
+            conn.batch_execute(session)
+                .await
+                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        })
+    })
 }
 
 /// Which database a URL names.

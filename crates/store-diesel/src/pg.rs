@@ -11,9 +11,7 @@ use diesel::{
 };
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
-use diesel_async::{
-    AsyncConnection as _, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection as _,
-};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::rate_limit::Policy;
 use domain::store::{Health, RateLimitStore, StoreResult};
 
@@ -68,16 +66,7 @@ impl PgStore {
     /// [`domain::store::StoreError::Internal`] when the pool cannot be built.
     pub fn new(url: &str, max_connections: usize) -> StoreResult<Self> {
         let mut config = ManagerConfig::<Conn>::default();
-        config.custom_setup = Box::new(|url| {
-            let url = url.to_owned();
-            Box::pin(async move {
-                let mut conn = Conn::establish(&url).await?;
-                conn.batch_execute(SESSION)
-                    .await
-                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                Ok(conn)
-            })
-        });
+        config.custom_setup = crate::session_setup::<Conn>(SESSION);
         let manager = AsyncDieselConnectionManager::<Conn>::new_with_config(url, config);
         let pool = Pool::builder(manager)
             .max_size(max_connections.max(1))

@@ -66,15 +66,6 @@ pub(crate) fn int(n: u32) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            s.push_str(&format!("{b:02x}"));
-            s
-        })
-}
-
 #[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = partners, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
 pub(crate) struct PartnerRow {
@@ -140,7 +131,7 @@ impl KeyRow {
             id: k.id.to_string(),
             partner_id: k.partner_id.to_string(),
             mode: k.mode.as_str().to_owned(),
-            digest: hex(k.digest.as_bytes()),
+            digest: domain::hex::encode(k.digest.as_bytes()),
             prefix: k.prefix.clone(),
             sealed: k.sealed.clone(),
             created_at: k.created_at,
@@ -149,18 +140,8 @@ impl KeyRow {
     }
 
     pub(crate) fn into_domain(self) -> R<KeyRecord> {
-        let mut digest = [0u8; 32];
-        let bytes = (0..self.digest.len())
-            .step_by(2)
-            .map(|i| {
-                self.digest
-                    .get(i..i + 2)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-            })
-            .collect::<Option<Vec<u8>>>()
-            .filter(|b| b.len() == 32)
+        let digest = domain::hex::decode::<32>(&self.digest)
             .ok_or_else(|| corrupt("key digest", &self.digest))?;
-        digest.copy_from_slice(&bytes);
         Ok(KeyRecord {
             id: KeyId::parse(&self.id).map_err(|_| corrupt("key id", &self.id))?,
             partner_id: PartnerId::parse(&self.partner_id)

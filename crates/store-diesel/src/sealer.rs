@@ -46,17 +46,7 @@ impl AesGcmSealer {
     /// # Errors
     /// [`BadKey`] when the text is not 64 hex characters.
     pub fn from_hex(text: &str) -> Result<Self, BadKey> {
-        let text = text.trim();
-        if text.len() != KEY_LEN * 2 {
-            return Err(BadKey);
-        }
-        let bytes = (0..KEY_LEN)
-            .map(|i| {
-                text.get(i * 2..i * 2 + 2)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-            })
-            .collect::<Option<Vec<u8>>>()
-            .ok_or(BadKey)?;
+        let bytes = domain::hex::decode::<KEY_LEN>(text.trim()).ok_or(BadKey)?;
         Self::new(&bytes)
     }
 
@@ -67,7 +57,7 @@ impl AesGcmSealer {
     pub fn generate_hex() -> Result<String, BadKey> {
         let mut key = [0u8; KEY_LEN];
         SystemRandom::new().fill(&mut key).map_err(|_| BadKey)?;
-        Ok(crate::rows::hex(&key))
+        Ok(domain::hex::encode(&key))
     }
 }
 

@@ -11,10 +11,10 @@ use diesel::{
     BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult,
     SelectableHelper,
 };
+use diesel_async::RunQueryDsl;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use diesel_async::{AsyncConnection, RunQueryDsl, SimpleAsyncConnection};
 use domain::rate_limit::Policy;
 use domain::store::{Health, RateLimitStore, StoreError, StoreResult};
 
@@ -68,16 +68,7 @@ impl SqliteStore {
     /// [`StoreError::Internal`] when the pool cannot be built.
     pub fn new(path: &str, max_connections: usize) -> StoreResult<Self> {
         let mut config = ManagerConfig::<Conn>::default();
-        config.custom_setup = Box::new(|url| {
-            let url = url.to_owned();
-            Box::pin(async move {
-                let mut conn = Conn::establish(&url).await?;
-                conn.batch_execute(PRAGMAS)
-                    .await
-                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                Ok(conn)
-            })
-        });
+        config.custom_setup = crate::session_setup::<Conn>(PRAGMAS);
         let manager = AsyncDieselConnectionManager::<Conn>::new_with_config(path, config);
         let pool = Pool::builder(manager)
             .max_size(max_connections.max(1))

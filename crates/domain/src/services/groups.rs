@@ -39,24 +39,26 @@ impl Groups {
     /// [`ServiceError::Invalid`] for bad fields; [`ServiceError::Conflict`]
     /// when an enrolled or active group of the mode holds the domain.
     pub async fn create(&self, scope: &Scope, fields: GroupFields) -> Result<Group, ServiceError> {
+        // Validate before any port is touched; the group is then built once
+        // and only its id changes between attempts.
         fields.validate(true)?;
         let now = now_secs(self.clock.as_ref());
         let minter = Minter::new(self.entropy.as_ref());
+        let template = Group::create(
+            minter.group_id(),
+            scope.partner.clone(),
+            scope.mode,
+            fields,
+            now,
+        )?;
+        let mut first = true;
         with_fresh_id(|| {
-            let group = Group::create(
-                minter.group_id(),
-                scope.partner.clone(),
-                scope.mode,
-                fields.clone(),
-                now,
-            );
+            let mut group = template.clone();
+            if !std::mem::take(&mut first) {
+                group.id = minter.group_id();
+            }
             let store = Arc::clone(&self.store);
             async move {
-                let group = group.map_err(|e| match e {
-                    crate::DomainError::Invalid(_) | crate::DomainError::Transition { .. } => {
-                        crate::store::StoreError::Internal(Box::new(e))
-                    }
-                })?;
                 store.insert_group(&group).await?;
                 Ok(group)
             }

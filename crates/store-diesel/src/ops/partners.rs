@@ -11,7 +11,7 @@ use domain::store::{Conflict, PartnerStore, StoreError, StoreResult};
 
 use super::{Conn, Store};
 use crate::error::{TxError, db};
-use crate::rows::{KeyRow, PartnerRow, hex};
+use crate::rows::{KeyRow, PartnerRow};
 use crate::schema::{api_keys, partners};
 
 async fn load_partner(conn: &mut Conn, id: &str) -> Result<Partner, TxError> {
@@ -107,7 +107,7 @@ impl PartnerStore for Store {
     async fn key_by_digest(&self, digest: &KeyDigest) -> StoreResult<(KeyRecord, Partner)> {
         let mut conn = self.conn().await?;
         let row = api_keys::table
-            .filter(api_keys::digest.eq(hex(digest.as_bytes())))
+            .filter(api_keys::digest.eq(domain::hex::encode(digest.as_bytes())))
             .select(KeyRow::as_select())
             .first(&mut *conn)
             .await

@@ -194,11 +194,7 @@ fn fingerprint(rows: &[CensusMember]) -> String {
         ctx.update(serde_json::to_string(m).unwrap().as_bytes());
         ctx.update(b"\n");
     }
-    ctx.finish()
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    domain::hex::encode(ctx.finish().as_ref())
 }
 
 /// What is stored for the group.
