@@ -27,6 +27,7 @@ pub mod job;
 pub mod mode;
 pub mod page;
 pub mod partner;
+pub mod plans;
 pub mod ports;
 pub mod quote;
 pub mod rate_limit;

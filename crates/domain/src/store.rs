@@ -80,6 +80,13 @@ pub trait PartnerStore: Send + Sync {
     /// MUST return [`StoreError::NotFound`] for an unknown id.
     async fn partner(&self, id: &PartnerId) -> StoreResult<Partner>;
 
+    /// Every partner, oldest first (operator listing; `serve --demo` uses
+    /// it to tell an empty database).
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn partners(&self) -> StoreResult<Vec<Partner>>;
+
     /// Turns live mode on or off and records when.
     ///
     /// # Errors

@@ -1,4 +1,102 @@
-//! HTTP adapter: the actix-web front end of the partner API (routing,
-//! authentication, field casing, idempotency, rate limits, OpenAPI).
+//! The actix-web adapter: routing, authentication, field style,
+//! idempotency, rate limits, the error envelope and the OpenAPI document.
 //!
-//! Empty in this release; the `/v1` API is not served yet.
+//! **API boundary:** the server builds an [`AppState`] from the domain's
+//! services and ports and calls [`app`]; nothing here knows which database
+//! is behind the ports.
+//!
+//! Every request passes, outermost first: [`observe::observe`] (request id,
+//! envelope, log line) → for `/v1`, [`auth::authenticate`] (key, live-mode
+//! gate, per-key limit) → [`idempotency::idempotency`] (POST and PUT) → the
+//! handler, which parses its body with [`body::parse`] and answers with a
+//! [`reply::Reply`] that is re-cased for the caller.
+
+pub mod auth;
+pub mod body;
+pub mod casing;
+pub mod error;
+pub mod idempotency;
+pub mod limits;
+pub mod observe;
+pub mod openapi;
+pub mod page;
+pub mod reply;
+pub mod routes;
+pub mod state;
+pub mod wire;
+
+use std::sync::OnceLock;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::{App, web};
+use utoipa::OpenApi as _;
+use utoipa_actix_web::{AppExt as _, UtoipaApp, scope};
+use utoipa_swagger_ui::SwaggerUi;
+
+pub use state::{AppState, HttpConfig, Limits};
+
+use crate::openapi::RouteTable;
+
+/// Registers every documented route on `app`.
+fn routes<T>(app: UtoipaApp<T>) -> UtoipaApp<T>
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
+{
+    app.service(routes::health::healthz)
+        .service(routes::health::readyz)
+        .service(
+            scope::scope("/v1")
+                .wrap(from_fn(idempotency::idempotency))
+                .wrap(from_fn(auth::authenticate))
+                .service(routes::ping::ping)
+                .service(routes::plans::list_plans)
+                .service(routes::groups::create_group)
+                .service(routes::groups::list_groups)
+                .service(routes::groups::get_group)
+                .service(routes::groups::update_group),
+        )
+}
+
+/// The OpenAPI document, built once from the registered handlers.
+#[must_use]
+pub fn openapi() -> &'static utoipa::openapi::OpenApi {
+    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
+    DOC.get_or_init(|| {
+        routes(
+            App::new()
+                .into_utoipa_app()
+                .openapi(openapi::ApiDoc::openapi()),
+        )
+        .split_for_parts()
+        .1
+    })
+}
+
+/// The application over `state`.
+pub fn app(
+    state: AppState,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let doc = openapi().clone();
+    let table = RouteTable::of(&doc);
+    let app = App::new()
+        .app_data(web::Data::new(state))
+        .app_data(web::Data::new(table))
+        .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES))
+        // Registered before `/v1` so that the scope does not claim it.
+        .service(SwaggerUi::new("/docs/{_:.*}").url("/v1/openapi.json", doc))
+        .into_utoipa_app();
+    routes(app)
+        .into_app()
+        .default_service(web::to(openapi::fallback))
+        .wrap(from_fn(observe::observe))
+}

@@ -117,6 +117,22 @@ impl Partners {
         .await
     }
 
+    /// Reads a partner.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] for an unknown partner.
+    pub async fn partner(&self, id: &PartnerId) -> Result<Partner, ServiceError> {
+        Ok(self.store.partner(id).await?)
+    }
+
+    /// Every partner, oldest first.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn partners(&self) -> Result<Vec<Partner>, ServiceError> {
+        Ok(self.store.partners().await?)
+    }
+
     /// Enables or disables live mode (enabling records that the business
     /// associate and data processing agreements are executed).
     ///

@@ -42,6 +42,19 @@ impl PartnerStore for Store {
         Ok(load_partner(&mut conn, id.as_str()).await?)
     }
 
+    async fn partners(&self) -> StoreResult<Vec<Partner>> {
+        let mut conn = self.conn().await?;
+        partners::table
+            .order((partners::created_at.asc(), partners::id.asc()))
+            .select(PartnerRow::as_select())
+            .load(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_iter()
+            .map(PartnerRow::into_domain)
+            .collect()
+    }
+
     async fn set_live_enabled(&self, id: &PartnerId, enabled: bool, now: i64) -> StoreResult<()> {
         let mut conn = self.conn().await?;
         let n = diesel::update(partners::table.find(id.as_str()))

@@ -1,0 +1,225 @@
+//! Request bodies: content type, JSON syntax, either field style, unknown
+//! fields and wrong types, each a 400 `invalid_request` whose `details`
+//! name the field (contract section 1).
+
+use actix_web::HttpRequest;
+use actix_web::http::header;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use domain::error::FieldError;
+
+use crate::casing;
+use crate::error::ApiError;
+
+/// Largest accepted body (32 MiB); larger bodies get 413.
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// Whether the request declares a JSON body.
+fn is_json(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .is_some_and(|m| m == "application/json" || m.ends_with("+json"))
+}
+
+/// Parses a JSON body into `T`, accepting snake_case or camelCase keys.
+/// Top-level `read_only` fields are refused as such rather than as unknown.
+///
+/// # Errors
+/// 400 `invalid_request` naming the content type, the syntax error, each
+/// unknown or read-only field, or the first field of a wrong type.
+pub fn parse<T: DeserializeOwned>(
+    req: &HttpRequest,
+    bytes: &[u8],
+    read_only: &[&str],
+) -> Result<T, ApiError> {
+    if !is_json(req) {
+        return Err(ApiError::invalid_field(
+            "Content-Type",
+            "must be application/json",
+        ));
+    }
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::invalid_field("body", &format!("is not valid JSON ({e})")))?;
+    if !value.is_object() {
+        return Err(ApiError::invalid_field("body", "must be a JSON object"));
+    }
+    let value = casing::normalize(value).map_err(ApiError::invalid)?;
+    let mut errors: Vec<FieldError> = read_only
+        .iter()
+        .filter(|f| value.get(**f).is_some())
+        .map(|f| FieldError::new(*f, "is read-only"))
+        .collect();
+    let mut unknown = Vec::new();
+    let mut on_unknown = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
+    let de = serde_ignored::Deserializer::new(value, &mut on_unknown);
+    let parsed: Result<T, _> = serde_path_to_error::deserialize(de);
+    errors.extend(
+        unknown
+            .into_iter()
+            .filter(|f| !read_only.contains(&f.as_str()))
+            .map(|f| FieldError::new(f, "is not a known field")),
+    );
+    match parsed {
+        Ok(v) if errors.is_empty() => Ok(v),
+        Ok(_) => Err(ApiError::invalid(errors)),
+        Err(e) => {
+            errors.push(type_error(&e));
+            Err(ApiError::invalid(errors))
+        }
+    }
+}
+
+/// A field path as the error details spell it: `members[3].first_name`.
+fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
+        Path::Map { parent, key } => {
+            let p = ignored_path(parent);
+            if p.is_empty() {
+                key.clone()
+            } else {
+                format!("{p}.{key}")
+            }
+        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => ignored_path(parent),
+    }
+}
+
+fn error_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Turns a deserialisation error into one field error: a missing field is
+/// named as such; anything else keeps serde's description without the
+/// position suffix.
+fn type_error(e: &serde_path_to_error::Error<serde_json::Error>) -> FieldError {
+    let at = error_path(e.path());
+    let text = e.inner().to_string();
+    if let Some(rest) = text.strip_prefix("missing field `") {
+        let name = rest.split('`').next().unwrap_or_default();
+        let field = if at.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{at}.{name}")
+        };
+        return FieldError::new(field, "is required");
+    }
+    let message = text.split(" at line ").next().unwrap_or(&text).to_owned();
+    FieldError::new(if at.is_empty() { "body".to_owned() } else { at }, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::test::TestRequest;
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Inner {
+        zip: Option<String>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Outer {
+        company_name: Option<String>,
+        address: Option<Inner>,
+        rows: Option<Vec<Inner>>,
+    }
+
+    fn fields(r: Result<Outer, ApiError>) -> Vec<String> {
+        match r {
+            Ok(_) => Vec::new(),
+            Err(e) => e
+                .body()
+                .details
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| format!("{}: {}", d.field, d.message))
+                .collect(),
+        }
+    }
+
+    fn json_req() -> HttpRequest {
+        TestRequest::default()
+            .insert_header((header::CONTENT_TYPE, "application/json; charset=utf-8"))
+            .to_http_request()
+    }
+
+    #[test]
+    fn either_style_is_accepted() {
+        let r: Result<Outer, _> = parse(
+            &json_req(),
+            br#"{"companyName":"A","address":{"zip":"94103"}}"#,
+            &[],
+        );
+        assert_eq!(r.ok().and_then(|o| o.company_name), Some("A".to_owned()));
+    }
+
+    #[test]
+    fn unknown_fields_are_each_named() {
+        let r = parse(
+            &json_req(),
+            br#"{"companyName":"A","colour":1,"address":{"zip":"1","plus4":"2"},"rows":[{},{"x":1}]}"#,
+            &[],
+        );
+        assert_eq!(
+            fields(r),
+            [
+                "address.plus4: is not a known field",
+                "colour: is not a known field",
+                "rows[1].x: is not a known field",
+            ]
+        );
+    }
+
+    #[test]
+    fn wrong_types_bad_json_and_content_type_are_named() {
+        let r = parse(&json_req(), br#"{"address":{"zip":94103}}"#, &[]);
+        assert_eq!(
+            fields(r),
+            ["address.zip: invalid type: integer `94103`, expected a string"]
+        );
+        let r = parse(&json_req(), br#"{"address":"#, &[]);
+        assert!(
+            fields(r)
+                .first()
+                .is_some_and(|f| f.starts_with("body: is not valid JSON"))
+        );
+        let r = parse(&json_req(), b"[]", &[]);
+        assert_eq!(fields(r), ["body: must be a JSON object"]);
+        let plain = TestRequest::default()
+            .insert_header((header::CONTENT_TYPE, "text/plain"))
+            .to_http_request();
+        let r = parse(&plain, b"{}", &[]);
+        assert_eq!(fields(r), ["Content-Type: must be application/json"]);
+        let r = parse(
+            &json_req(),
+            br#"{"status":"active","companyName":"A"}"#,
+            &["status"],
+        );
+        assert_eq!(fields(r), ["status: is read-only"]);
+    }
+}

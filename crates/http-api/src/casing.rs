@@ -1,0 +1,238 @@
+//! Field-name style, done once for every request and response.
+//!
+//! Responses are built in snake_case; [`to_style`] re-cases every object
+//! key for HR platform keys (camelCase), and the same function will re-case
+//! webhook payloads. Requests are accepted in either style: [`normalize`]
+//! turns every key into snake_case before deserialisation and refuses a
+//! field sent in both styles. Error `details[].field` paths are re-cased
+//! with [`path_to_style`].
+
+use serde_json::{Map, Value};
+
+use domain::error::FieldError;
+
+/// The caller's field style, from its key kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Broker keys.
+    Snake,
+    /// HR platform keys.
+    Camel,
+}
+
+impl Style {
+    /// The style of a partner kind.
+    #[must_use]
+    pub fn of(kind: domain::partner::PartnerKind) -> Self {
+        match kind {
+            domain::partner::PartnerKind::Broker => Self::Snake,
+            domain::partner::PartnerKind::HrPlatform => Self::Camel,
+        }
+    }
+
+    /// Re-cases one snake_case name.
+    #[must_use]
+    pub fn name(self, snake: &str) -> String {
+        match self {
+            Self::Snake => snake.to_owned(),
+            Self::Camel => snake_to_camel(snake),
+        }
+    }
+}
+
+/// `first_name` → `firstName`.
+#[must_use]
+pub fn snake_to_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for (i, c) in name.chars().enumerate() {
+        if c == '_' && i > 0 {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `firstName` → `first_name`.
+#[must_use]
+pub fn camel_to_snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if !out.is_empty() {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Re-cases every object key of a snake_case value for `style`.
+#[must_use]
+pub fn to_style(value: Value, style: Style) -> Value {
+    match style {
+        Style::Snake => value,
+        Style::Camel => map_keys(value, &snake_to_camel),
+    }
+}
+
+fn map_keys(value: Value, f: &dyn Fn(&str) -> String) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (f(&k), map_keys(v, f)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| map_keys(v, f)).collect()),
+        other => other,
+    }
+}
+
+/// Turns every key of a request into snake_case. A field sent in both
+/// styles in one object (`first_name` and `firstName`) is an error naming
+/// it.
+///
+/// # Errors
+/// One [`FieldError`] per doubled field.
+pub fn normalize(value: Value) -> Result<Value, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let out = normalize_at(value, "", &mut errors);
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn normalize_at(value: Value, path: &str, errors: &mut Vec<FieldError>) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (k, v) in map {
+                let key = camel_to_snake(&k);
+                let at = join(path, &key);
+                let v = normalize_at(v, &at, errors);
+                if out.insert(key, v).is_some() {
+                    errors.push(FieldError::new(
+                        at,
+                        "is sent twice (in snake_case and camelCase); send it once",
+                    ));
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| normalize_at(v, &format!("{path}[{i}]"), errors))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Re-cases a snake_case field path such as `members[3].first_name` for
+/// `style`. Paths that name no field (`body`, `Idempotency-Key`) are kept.
+#[must_use]
+pub fn path_to_style(path: &str, style: Style) -> String {
+    match style {
+        Style::Snake => path.to_owned(),
+        Style::Camel => path
+            .split('.')
+            .map(|seg| match seg.split_once('[') {
+                Some((name, rest)) => format!("{}[{rest}", snake_to_camel(name)),
+                None => snake_to_camel(seg),
+            })
+            .collect::<Vec<_>>()
+            .join("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for (snake, camel) in [
+            ("first_name", "firstName"),
+            ("pepm_cents", "pepmCents"),
+            ("line1", "line1"),
+            ("id", "id"),
+            ("employee_only", "employeeOnly"),
+            ("oop_max_individual_cents", "oopMaxIndividualCents"),
+        ] {
+            assert_eq!(snake_to_camel(snake), camel);
+            assert_eq!(camel_to_snake(camel), snake);
+            assert_eq!(camel_to_snake(snake), snake);
+        }
+    }
+
+    #[test]
+    fn responses_are_recased_deeply_and_values_are_kept() {
+        let v = json!({"company_name": "a_b", "current_coverage": {"pepm_cents": 1},
+                       "groups": [{"next_cursor": null}]});
+        assert_eq!(
+            to_style(v.clone(), Style::Camel),
+            json!({"companyName": "a_b", "currentCoverage": {"pepmCents": 1},
+                   "groups": [{"nextCursor": null}]})
+        );
+        assert_eq!(to_style(v.clone(), Style::Snake), v);
+    }
+
+    #[test]
+    fn requests_take_either_style_but_not_both() {
+        assert_eq!(
+            normalize(json!({"companyName": "x", "address": {"line1": "y"}})),
+            Ok(json!({"company_name": "x", "address": {"line1": "y"}}))
+        );
+        let errs = normalize(json!({"members": [{"first_name": "a", "firstName": "b"}]}))
+            .err()
+            .unwrap_or_default();
+        assert_eq!(errs.len(), 1);
+        assert_eq!(
+            errs.first().map(|e| e.field.as_str()),
+            Some("members[0].first_name")
+        );
+    }
+
+    #[test]
+    fn paths_follow_the_callers_style() {
+        assert_eq!(
+            path_to_style("members[3].first_name", Style::Camel),
+            "members[3].firstName"
+        );
+        assert_eq!(
+            path_to_style("elections[0].effective_date", Style::Camel),
+            "elections[0].effectiveDate"
+        );
+        assert_eq!(path_to_style("body", Style::Camel), "body");
+        assert_eq!(
+            path_to_style("Idempotency-Key", Style::Camel),
+            "Idempotency-Key"
+        );
+        assert_eq!(
+            path_to_style("members[3].first_name", Style::Snake),
+            "members[3].first_name"
+        );
+    }
+}

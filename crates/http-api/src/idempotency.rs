@@ -1,0 +1,226 @@
+//! `Idempotency-Key` on every POST and PUT (contract section 4).
+//!
+//! Records are per (partner, mode, key) and remember the method, the path
+//! with its query, and a digest of the canonical body (keys in snake_case,
+//! sorted, so field order and style do not matter). The first request
+//! executes; answers below 500 except 429 are stored for 24 hours and
+//! replayed with `Idempotent-Replay: true`; 500, 503 and 429 release the
+//! key so a retry executes again. A duplicate while the first executes gets
+//! 409 `conflict` with `Retry-After: 1`; the same key with another body,
+//! method or path gets 400 (`field: "Idempotency-Key"`).
+
+use actix_web::body::{self, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage as _, HttpResponse, ResponseError as _, web};
+use serde_json::Value;
+
+use domain::idempotency::{
+    Begin, IdempotentRequest, StoredResponse, check_key, is_stored, request_digest,
+};
+use domain::ports::now_secs;
+use domain::services::ServiceError;
+
+use crate::auth::Caller;
+use crate::body::MAX_BODY_BYTES;
+use crate::casing;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The header.
+pub const HEADER: &str = "idempotency-key";
+
+/// Headers kept with a stored answer and replayed.
+const REPLAYED: [HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
+
+/// The canonical bytes of a body: JSON with snake_case keys sorted at every
+/// level; anything that is not JSON is taken as is.
+#[must_use]
+pub fn canonical(bytes: &[u8]) -> Vec<u8> {
+    fn write(v: &Value, out: &mut String) {
+        match v {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(k.clone()).to_string());
+                    out.push(':');
+                    write(v, out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(v, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    match serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|v| casing::normalize(v).ok())
+    {
+        Some(v) => {
+            let mut out = String::new();
+            write(&v, &mut out);
+            out.into_bytes()
+        }
+        None => bytes.to_vec(),
+    }
+}
+
+fn respond(req: ServiceRequest, e: &ApiError) -> ServiceResponse<BoxBody> {
+    req.into_response(e.error_response())
+}
+
+/// The idempotency middleware of the `/v1` scope (inside authentication).
+///
+/// # Errors
+/// Only what the wrapped service returns.
+pub async fn idempotency(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if !matches!(*req.method(), Method::POST | Method::PUT) {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    let Some(raw) = req.headers().get(HEADER).cloned() else {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    };
+    let key = match raw.to_str() {
+        Ok(k) if check_key(k).is_ok() => k.to_owned(),
+        _ => {
+            let e =
+                ApiError::invalid_field("Idempotency-Key", "must be 1 to 255 printable characters");
+            return Ok(respond(req, &e));
+        }
+    };
+    let (Some(state), Some(caller)) = (
+        req.app_data::<web::Data<AppState>>().cloned(),
+        req.extensions().get::<Caller>().cloned(),
+    ) else {
+        return Ok(respond(req, &ApiError::unauthorized()));
+    };
+    let bytes = match req.extract::<web::Bytes>().await {
+        Ok(b) => b,
+        Err(_) => return Ok(respond(req, &ApiError::too_large(MAX_BODY_BYTES))),
+    };
+    let route = match req.query_string() {
+        "" => req.path().to_owned(),
+        q => format!("{}?{q}", req.path()),
+    };
+    let request = IdempotentRequest {
+        key: key.clone(),
+        method: req.method().as_str().to_owned(),
+        route,
+        digest: request_digest(&canonical(&bytes)),
+    };
+    let scope = caller.principal.scope();
+    let now = now_secs(state.clock.as_ref());
+    let begin = match state.idempotency.begin(&scope, &request, now).await {
+        Ok(b) => b,
+        Err(e) => return Ok(respond(req, &ApiError::from(ServiceError::from(e)))),
+    };
+    match begin {
+        Begin::Replay(stored) => Ok(req.into_response(replay(&stored))),
+        Begin::Mismatch => Ok(respond(
+            req,
+            &ApiError::invalid_field(
+                "Idempotency-Key",
+                "was already used with another body, method or path",
+            ),
+        )),
+        Begin::InFlight => Ok(respond(req, &ApiError::idempotency_in_flight())),
+        Begin::Execute => {
+            req.set_payload(Payload::from(bytes));
+            let res = match next.call(req).await {
+                Ok(res) => res.map_into_boxed_body(),
+                Err(e) => {
+                    release(&state, &scope, &key).await;
+                    return Err(e);
+                }
+            };
+            let status = res.status().as_u16();
+            if !is_stored(status) {
+                release(&state, &scope, &key).await;
+                return Ok(res);
+            }
+            let (http_req, response) = res.into_parts();
+            let (head, body) = response.into_parts();
+            let Ok(body) = body::to_bytes(body).await else {
+                release(&state, &scope, &key).await;
+                let e = ApiError::internal("response body could not be read");
+                return Ok(ServiceResponse::new(http_req, e.error_response()));
+            };
+            let stored = StoredResponse {
+                status,
+                headers: REPLAYED
+                    .iter()
+                    .filter_map(|name| {
+                        head.headers()
+                            .get(name)
+                            .and_then(|v| v.to_str().ok())
+                            .map(|v| (name.as_str().to_owned(), v.to_owned()))
+                    })
+                    .collect(),
+                body: body.to_vec(),
+            };
+            if let Err(e) = state.idempotency.complete(&scope, &key, &stored, now).await {
+                tracing::warn!(error = %e, "idempotent answer not stored; a retry executes again");
+            }
+            let response = head.set_body(BoxBody::new(body));
+            Ok(ServiceResponse::new(http_req, response))
+        }
+    }
+}
+
+async fn release(state: &AppState, scope: &domain::scope::Scope, key: &str) {
+    if let Err(e) = state.idempotency.release(scope, key).await {
+        tracing::warn!(error = %e, "idempotency key not released; it frees when its lease ends");
+    }
+}
+
+/// The stored answer, marked as a replay.
+fn replay(stored: &StoredResponse) -> HttpResponse {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut res = HttpResponse::build(status);
+    for (name, value) in &stored.headers {
+        if let (Ok(n), Ok(v)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            res.insert_header((n, v));
+        }
+    }
+    res.insert_header(("idempotent-replay", "true"));
+    if status.is_client_error() {
+        res.extensions_mut().insert(crate::error::Enveloped);
+    }
+    res.body(stored.body.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_bodies_ignore_order_and_style() {
+        let a = canonical(br#"{"companyName":"A","address":{"zip":"1","city":"C"}}"#);
+        let b = canonical(br#"{ "address": {"city":"C","zip":"1"}, "company_name": "A" }"#);
+        assert_eq!(a, b);
+        assert_ne!(a, canonical(br#"{"company_name":"B"}"#));
+        assert_eq!(canonical(b"not json"), b"not json".to_vec());
+    }
+}

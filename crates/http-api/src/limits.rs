@@ -1,0 +1,104 @@
+//! Per-key rate limits and the IETF `RateLimit` / `RateLimit-Policy`
+//! fields (draft-ietf-httpapi-ratelimit-headers, structured fields) on
+//! every authenticated answer, for each limit that applied to it.
+
+use actix_web::body::BoxBody;
+use actix_web::dev::ServiceResponse;
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::{HttpMessage as _, HttpRequest};
+
+use domain::ports::now_secs;
+use domain::rate_limit::{Decision, Policy};
+use domain::services::ServiceError;
+
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The limits that applied to one request, in the order they were charged.
+#[derive(Debug, Clone, Default)]
+struct Applied(Vec<(Policy, Decision)>);
+
+/// Charges one hit of `policy` to the caller's key.
+///
+/// # Errors
+/// 429 `rate_limited` (with `Retry-After`) when the window is exhausted;
+/// 503 when the counter store cannot be reached.
+pub async fn charge(
+    req: &HttpRequest,
+    state: &AppState,
+    caller: &Caller,
+    policy: Policy,
+) -> Result<(), ApiError> {
+    let now = now_secs(state.clock.as_ref());
+    let bucket = policy.bucket(caller.principal.key_id.as_str());
+    let count = state
+        .rate_limits
+        .hit(&policy, &bucket, now)
+        .await
+        .map_err(|e| ApiError::from(ServiceError::from(e)))?;
+    let decision = policy.decide(count, now);
+    let name = policy.name;
+    {
+        let mut ext = req.extensions_mut();
+        if let Some(applied) = ext.get_mut::<Applied>() {
+            applied.0.push((policy, decision));
+        } else {
+            ext.insert(Applied(vec![(policy, decision)]));
+        }
+    }
+    if decision.allowed {
+        Ok(())
+    } else {
+        Err(ApiError::rate_limited(name, decision.reset_secs))
+    }
+}
+
+/// `RateLimit-Policy` and `RateLimit` values for `applied`.
+fn fields(applied: &[(Policy, Decision)]) -> (String, String) {
+    let policy = applied
+        .iter()
+        .map(|(p, _)| format!("\"{}\";q={};w={}", p.name, p.limit, p.window_secs))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let state = applied
+        .iter()
+        .map(|(p, d)| format!("\"{}\";r={};t={}", p.name, d.remaining, d.reset_secs))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (policy, state)
+}
+
+/// Adds the fields for the limits charged to this request.
+pub fn add_headers(res: &mut ServiceResponse<BoxBody>) {
+    let applied = res.request().extensions().get::<Applied>().cloned();
+    let Some(Applied(applied)) = applied else {
+        return;
+    };
+    if applied.is_empty() {
+        return;
+    }
+    let (policy, state) = fields(&applied);
+    for (name, value) in [("ratelimit-policy", policy), ("ratelimit", state)] {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            res.headers_mut().insert(HeaderName::from_static(name), v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_follow_the_structured_field_syntax() {
+        let requests = Policy::requests(120);
+        let census = Policy::census_writes(20);
+        let (p, s) = fields(&[
+            (requests.clone(), requests.decide(Some(63), 29)),
+            (census.clone(), census.decide(Some(1), 29)),
+        ]);
+        assert_eq!(p, "\"requests\";q=120;w=60, \"census_writes\";q=20;w=60");
+        assert_eq!(s, "\"requests\";r=57;t=31, \"census_writes\";r=19;t=31");
+    }
+}

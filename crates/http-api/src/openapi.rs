@@ -1,0 +1,134 @@
+//! The OpenAPI 3.1 document, generated from the handlers' annotations as
+//! they are registered (never hand-written), and the route table derived
+//! from it that tells a wrong method (405) from an unknown path (404).
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, ResponseError as _};
+use utoipa::Modify;
+use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+
+use crate::error::{ApiError, Detail, ErrorBody};
+
+/// The document's fixed parts; paths and schemas are collected from the
+/// registered handlers.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Partner Benefits Pricing and Enrollment API",
+        version = "1.1.0",
+        description = "Create employer groups, upload a census, get market-rate quotes, price the `diamond` and `value` versions on a partner's own HSA plan, enroll, submit elections, read de-identified account data and receive signed webhooks.\n\n**Field style.** Schemas are shown in snake_case, the style of broker keys. HR platform keys receive every response with the same fields in camelCase (`company_name` → `companyName`). Requests are accepted in either style; the same field sent in both styles is a 400.\n\n**Authentication.** `Authorization: Bearer psk_test_…` (test mode) or `psk_live_…` (live mode).\n\n**Errors.** Every error uses the envelope `{ error, message, details? }`. Every response carries `Request-Id`; authenticated responses carry `RateLimit-Policy` and `RateLimit`.",
+        license(name = "Apache-2.0")
+    ),
+    modifiers(&Security),
+    components(schemas(ErrorBody, Detail)),
+    tags(
+        (name = "Integration", description = "Key checks"),
+        (name = "Plans", description = "The service's plan versions"),
+        (name = "Groups", description = "Employer groups"),
+        (name = "Operations", description = "Liveness and readiness, outside /v1 and unauthenticated")
+    )
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi
+            .components
+            .get_or_insert_with(utoipa::openapi::Components::new);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("psk_test_<32 hex> | psk_live_<32 hex>")
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The templated paths of the document and their methods.
+#[derive(Debug, Clone, Default)]
+pub struct RouteTable(Vec<(Vec<String>, Vec<String>)>);
+
+impl RouteTable {
+    /// The table of `doc`.
+    #[must_use]
+    pub fn of(doc: &utoipa::openapi::OpenApi) -> Self {
+        Self(
+            doc.paths
+                .paths
+                .iter()
+                .map(|(path, item)| {
+                    let segments = path.split('/').map(str::to_owned).collect();
+                    let methods = [
+                        ("GET", item.get.is_some()),
+                        ("POST", item.post.is_some()),
+                        ("PUT", item.put.is_some()),
+                        ("PATCH", item.patch.is_some()),
+                        ("DELETE", item.delete.is_some()),
+                    ]
+                    .into_iter()
+                    .filter(|(_, on)| *on)
+                    .map(|(m, _)| m.to_owned())
+                    .collect();
+                    (segments, methods)
+                })
+                .collect(),
+        )
+    }
+
+    /// The methods allowed on `path`, if a template matches it.
+    #[must_use]
+    pub fn allowed(&self, path: &str) -> Option<&[String]> {
+        let parts: Vec<&str> = path.split('/').collect();
+        self.0
+            .iter()
+            .find(|(segments, _)| {
+                segments.len() == parts.len()
+                    && segments.iter().zip(&parts).all(|(s, p)| {
+                        (s.starts_with('{') && s.ends_with('}') && !p.is_empty()) || s == p
+                    })
+            })
+            .map(|(_, m)| m.as_slice())
+    }
+}
+
+/// The default service: 405 when the path exists under another method,
+/// else 404, both in the envelope.
+pub async fn fallback(req: HttpRequest, table: actix_web::web::Data<RouteTable>) -> HttpResponse {
+    match table.allowed(req.path()) {
+        Some(methods) => {
+            let mut res =
+                ApiError::method_not_allowed(req.method().as_str(), req.path()).error_response();
+            if let Ok(v) = header::HeaderValue::from_str(&methods.join(", ")) {
+                res.headers_mut().insert(header::ALLOW, v);
+            }
+            res
+        }
+        None => ApiError::not_found(format!("no route matches {}", req.path())).error_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_match_whole_segments() {
+        let t = RouteTable(vec![(
+            "/v1/groups/{groupId}"
+                .split('/')
+                .map(str::to_owned)
+                .collect(),
+            vec!["GET".to_owned(), "PATCH".to_owned()],
+        )]);
+        assert!(t.allowed("/v1/groups/grp_000000000000").is_some());
+        assert!(t.allowed("/v1/groups/").is_none());
+        assert!(t.allowed("/v1/groups/x/y").is_none());
+        assert!(t.allowed("/v2/groups/x").is_none());
+    }
+}

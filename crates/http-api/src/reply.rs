@@ -1,0 +1,76 @@
+//! Successful answers: a status, a snake_case JSON body re-cased for the
+//! caller in one place, and optional headers.
+
+use actix_web::body::BoxBody;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::{HttpMessage as _, HttpRequest, HttpResponse, Responder};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::auth::Caller;
+use crate::casing::{self, Style};
+use crate::error::ApiError;
+
+/// A JSON answer.
+#[derive(Debug)]
+pub struct Reply {
+    status: StatusCode,
+    body: Value,
+    headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl Reply {
+    /// An answer with `status` and the serialisation of `body`.
+    ///
+    /// # Errors
+    /// 500 when `body` does not serialise (a bug).
+    pub fn new<T: Serialize>(status: StatusCode, body: &T) -> Result<Self, ApiError> {
+        Ok(Self {
+            status,
+            body: serde_json::to_value(body).map_err(ApiError::internal)?,
+            headers: Vec::new(),
+        })
+    }
+
+    /// 200 with `body`.
+    ///
+    /// # Errors
+    /// As [`Reply::new`].
+    pub fn ok<T: Serialize>(body: &T) -> Result<Self, ApiError> {
+        Self::new(StatusCode::OK, body)
+    }
+
+    /// 201 with `body` and `Location: location`.
+    ///
+    /// # Errors
+    /// As [`Reply::new`].
+    pub fn created<T: Serialize>(body: &T, location: &str) -> Result<Self, ApiError> {
+        let mut r = Self::new(StatusCode::CREATED, body)?;
+        if let Ok(v) = HeaderValue::from_str(location) {
+            r.headers.push((actix_web::http::header::LOCATION, v));
+        }
+        Ok(r)
+    }
+}
+
+/// The caller's style (snake_case before authentication).
+#[must_use]
+pub fn style_of(req: &HttpRequest) -> Style {
+    req.extensions()
+        .get::<Caller>()
+        .map_or(Style::Snake, |c| c.style)
+}
+
+impl Responder for Reply {
+    type Body = BoxBody;
+
+    fn respond_to(self, req: &HttpRequest) -> HttpResponse {
+        let body = casing::to_style(self.body, style_of(req));
+        let mut res = HttpResponse::build(self.status);
+        for (name, value) in self.headers {
+            res.insert_header((name, value));
+        }
+        res.json(body)
+    }
+}

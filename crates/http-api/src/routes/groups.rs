@@ -1,0 +1,178 @@
+//! Employer groups: `POST /groups`, `GET /groups`, `GET /groups/{groupId}`
+//! and `PATCH /groups/{groupId}` (contract section 3, Groups).
+
+use actix_web::{HttpRequest, get, patch, post, web};
+use utoipa::IntoParams;
+
+use domain::ids::GroupId;
+
+use crate::auth::Caller;
+use crate::body;
+use crate::error::{ApiError, ErrorBody};
+use crate::page;
+use crate::reply::Reply;
+use crate::routes::CommonErrors;
+use crate::state::AppState;
+use crate::wire::groups::{GroupInput, GroupList, GroupOut, READ_ONLY};
+
+/// The list name bound into this list's cursors.
+const LIST: &str = "groups";
+
+/// Pagination query parameters.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[expect(
+    dead_code,
+    reason = "documentation only: the query is parsed by crate::page"
+)]
+pub struct PageParams {
+    /// Page size, 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200, example = 50)]
+    limit: Option<u32>,
+    /// `next_cursor` of the previous page.
+    cursor: Option<String>,
+}
+
+/// A group id from the path; anything malformed is simply not found.
+fn group_id(raw: &str) -> Result<GroupId, ApiError> {
+    GroupId::parse(raw).map_err(|_| ApiError::not_found("no such group in this mode"))
+}
+
+fn not_found(e: ApiError) -> ApiError {
+    if e.code() == "not_found" {
+        ApiError::not_found("no such group in this mode")
+    } else {
+        e
+    }
+}
+
+/// Create an employer group.
+#[utoipa::path(
+    tag = "Groups",
+    operation_id = "create_group",
+    request_body = GroupInput,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the same key and body within 24 hours replays the first answer")),
+    responses(
+        (status = 201, description = "The group", body = GroupOut),
+        (status = 400, description = "A field is invalid", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "domain: must be a lowercase domain name such as example.com",
+                          "details": [{"field": "domain", "message": "must be a lowercase domain name such as example.com"}]})),
+        (status = 409, description = "An enrolled or active group of this mode holds the domain", body = ErrorBody,
+         example = json!({"error": "conflict", "message": "an enrolled group already exists for this domain"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/groups")]
+pub async fn create_group(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let input: GroupInput = body::parse(&req, &bytes, READ_ONLY)?;
+    let group = state
+        .groups
+        .create(&caller.principal.scope(), input.into())
+        .await?;
+    Reply::created(
+        &GroupOut::from(&group),
+        &format!("/v1/groups/{}", group.id.as_str()),
+    )
+}
+
+/// List the caller's groups of the key's mode, newest first.
+#[utoipa::path(
+    tag = "Groups",
+    operation_id = "list_groups",
+    params(PageParams),
+    responses(
+        (status = 200, description = "A page of groups", body = GroupList),
+        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "limit: limit must be an integer from 1 to 200",
+                          "details": [{"field": "limit", "message": "limit must be an integer from 1 to 200"}]})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/groups")]
+pub async fn list_groups(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<Reply, ApiError> {
+    let request = page::request(&req, LIST)?;
+    let page = state
+        .groups
+        .list(&caller.principal.scope(), &request)
+        .await?;
+    Reply::ok(&GroupList {
+        next_cursor: page::next_cursor(LIST, &page),
+        groups: page.items.iter().map(GroupOut::from).collect(),
+    })
+}
+
+/// Read a group.
+#[utoipa::path(
+    tag = "Groups",
+    operation_id = "get_group",
+    params(("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d")),
+    responses(
+        (status = 200, description = "The group", body = GroupOut),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/groups/{groupId}")]
+pub async fn get_group(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    let group = state
+        .groups
+        .get(&caller.principal.scope(), &id)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    Reply::ok(&GroupOut::from(&group))
+}
+
+/// Update a group's writable fields.
+#[utoipa::path(
+    tag = "Groups",
+    operation_id = "update_group",
+    params(("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d")),
+    request_body = GroupInput,
+    responses(
+        (status = 200, description = "The updated group", body = GroupOut),
+        (status = 400, description = "A field is invalid or read-only", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "status: is read-only",
+                          "details": [{"field": "status", "message": "is read-only"}]})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        (status = 409, description = "An enrolled or active group of this mode holds the new domain", body = ErrorBody,
+         example = json!({"error": "conflict", "message": "an enrolled group already exists for this domain"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[patch("/groups/{groupId}")]
+pub async fn update_group(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    let input: GroupInput = body::parse(&req, &bytes, READ_ONLY)?;
+    let group = state
+        .groups
+        .patch(&caller.principal.scope(), &id, input.into())
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    Reply::ok(&GroupOut::from(&group))
+}

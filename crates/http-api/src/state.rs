@@ -1,0 +1,96 @@
+//! What every handler and middleware shares: the use-case services, the
+//! ports the adapter itself needs (idempotency, rate limits, health, clock,
+//! entropy) and the adapter's configuration.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use domain::ports::{Clock, Entropy};
+use domain::rate_limit::Policy;
+use domain::services::groups::Groups;
+use domain::services::partners::Partners;
+use domain::store::{Health, IdempotencyStore, RateLimitStore};
+
+use crate::wire::plans::Plan;
+
+/// Rate limits (contract section 0, `[rate_limits]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// All requests, per key, per minute.
+    pub requests_per_minute: u32,
+    /// Census writes, member writes and elections, per key, per minute.
+    pub census_writes_per_minute: u32,
+    /// Quote creates and price-on-plan, per key, per hour.
+    pub quote_creates_per_hour: u32,
+    /// Failed authentication, per source IP, per minute.
+    pub failed_auth_per_minute: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            requests_per_minute: 120,
+            census_writes_per_minute: 20,
+            quote_creates_per_hour: 60,
+            failed_auth_per_minute: 30,
+        }
+    }
+}
+
+impl Limits {
+    /// The per-key policy for all requests.
+    #[must_use]
+    pub fn requests(&self) -> Policy {
+        Policy::requests(self.requests_per_minute)
+    }
+
+    /// The per-key policy for census writes and elections.
+    #[must_use]
+    pub fn census_writes(&self) -> Policy {
+        Policy::census_writes(self.census_writes_per_minute)
+    }
+
+    /// The per-key policy for quote creates and price-on-plan.
+    #[must_use]
+    pub fn quote_creates(&self) -> Policy {
+        Policy::quote_creates(self.quote_creates_per_hour)
+    }
+
+    /// The per-IP policy for failed authentication.
+    #[must_use]
+    pub fn failed_auth(&self) -> Policy {
+        Policy::failed_auth(self.failed_auth_per_minute)
+    }
+}
+
+/// The HTTP adapter's configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// Rate limits.
+    pub limits: Limits,
+    /// Peers whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<IpAddr>,
+}
+
+/// The shared application state.
+#[derive(Clone)]
+pub struct AppState {
+    /// Partners and keys (authentication).
+    pub partners: Partners,
+    /// Employer groups.
+    pub groups: Groups,
+    /// Idempotency records.
+    pub idempotency: Arc<dyn IdempotencyStore>,
+    /// Rate-limit counters.
+    pub rate_limits: Arc<dyn RateLimitStore>,
+    /// Store health.
+    pub health: Arc<dyn Health>,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// Randomness for request ids.
+    pub entropy: Arc<dyn Entropy>,
+    /// The plan catalogue of `GET /plans`.
+    pub plans: Arc<Vec<Plan>>,
+    /// Configuration.
+    pub config: Arc<HttpConfig>,
+}

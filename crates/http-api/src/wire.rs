@@ -1,0 +1,28 @@
+//! Wire types: the JSON shapes of requests and responses, in snake_case
+//! (camelCase callers get them re-cased by [`crate::casing`]), each with
+//! its OpenAPI schema and example. Domain types never reach the wire
+//! directly.
+
+pub mod groups;
+pub mod ping;
+pub mod plans;
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// RFC 3339 UTC with second precision (`2026-11-21T13:14:00Z`).
+#[must_use]
+pub fn timestamp(unix_secs: i64) -> String {
+    OffsetDateTime::from_unix_timestamp(unix_secs)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn timestamps_are_rfc3339_utc_seconds() {
+        assert_eq!(super::timestamp(1_795_266_840), "2026-11-21T13:14:00Z");
+    }
+}

@@ -1,0 +1,129 @@
+//! Isolated databases for test suites: a fresh SQLite file per test, and a
+//! fresh PostgreSQL database per test (dropped on drop) when
+//! `PARTNER_API_TEST_POSTGRES_URL` is set.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use store_diesel::migrate::{self, Direction};
+use store_diesel::{Database, Stores};
+
+/// The variable naming the PostgreSQL server for tests.
+pub const PG_ENV: &str = "PARTNER_API_TEST_POSTGRES_URL";
+
+/// A migrated, empty database of one backend, removed on drop.
+pub struct TestDb {
+    /// Its URL.
+    pub db: Database,
+    /// The ports over it.
+    pub stores: Stores,
+    /// The URL as configuration spells it (`sqlite://…` or `postgres://…`).
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+    pg_drop: Option<(String, String)>,
+}
+
+impl TestDb {
+    /// A second, independent set of stores (its own pool) on the same
+    /// database, as a second server process would have.
+    #[must_use]
+    pub fn second_process(&self) -> Stores {
+        Stores::open(&self.db, 4).expect("a second pool opens")
+    }
+
+    /// The directory of an SQLite database (for files beside it).
+    #[must_use]
+    pub fn dir(&self) -> Option<&std::path::Path> {
+        self._dir.as_ref().map(tempfile::TempDir::path)
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = self.pg_drop.take() {
+            // Drop may run inside an async context that must not block;
+            // use a dedicated thread with its own runtime.
+            let _ = std::thread::spawn(move || {
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
+                rt.block_on(async {
+                    if let Ok(mut c) = AsyncPgConnection::establish(&admin).await {
+                        let _ = diesel::sql_query(format!(
+                            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                        ))
+                        .execute(&mut c)
+                        .await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+}
+
+/// A fresh, migrated SQLite database file.
+///
+/// # Panics
+/// When the temporary file cannot be created or migrated.
+pub async fn sqlite() -> TestDb {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("test.sqlite");
+    let url = format!("sqlite://{}", path.display());
+    let db = Database::parse(&url).expect("a valid SQLite URL");
+    migrate::run(&db, Direction::Up)
+        .await
+        .expect("SQLite migrates");
+    let stores = Stores::open(&db, 4).expect("the SQLite pool opens");
+    TestDb {
+        db,
+        stores,
+        url,
+        _dir: Some(dir),
+        pg_drop: None,
+    }
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh, migrated PostgreSQL database, or `None` when the variable is
+/// not set (the caller then says the test was skipped).
+///
+/// # Panics
+/// When the variable is set but the server cannot be reached.
+pub async fn postgres() -> Option<TestDb> {
+    let admin = std::env::var(PG_ENV).ok()?;
+    let name = format!(
+        "pa_test_{}_{}_{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default()
+    );
+    let mut c = AsyncPgConnection::establish(&admin)
+        .await
+        .unwrap_or_else(|e| panic!("{PG_ENV} is set but PostgreSQL cannot be reached: {e}"));
+    diesel::sql_query(format!("CREATE DATABASE {name}"))
+        .execute(&mut c)
+        .await
+        .expect("CREATE DATABASE");
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    let url = format!("{base}/{name}");
+    let db = Database::parse(&url).expect("a valid PostgreSQL URL");
+    migrate::run(&db, Direction::Up)
+        .await
+        .expect("PostgreSQL migrates");
+    let stores = Stores::open(&db, 8).expect("the PostgreSQL pool opens");
+    Some(TestDb {
+        db,
+        stores,
+        url,
+        _dir: None,
+        pg_drop: Some((admin, name)),
+    })
+}
