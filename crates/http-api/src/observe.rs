@@ -46,11 +46,16 @@ pub async fn observe(
         })
         .unwrap_or_default();
     req.extensions_mut().insert(RequestId(id.clone()));
-    let http_req = req.request().clone();
     let method = req.method().clone();
+    // Handlers' errors arrive here as answers; only a failure of the
+    // framework itself is an `Err` (the request is gone by then, so it is
+    // logged and passed on).
     let res = match next.call(req).await {
         Ok(res) => res.map_into_boxed_body(),
-        Err(e) => ServiceResponse::new(http_req, e.error_response()),
+        Err(e) => {
+            tracing::error!(request_id = %id, %method, cause = %e, "request failed in the framework");
+            return Err(e);
+        }
     };
     let cause = res.status().is_server_error().then(|| cause_of(&res));
     let mut res = finish(res, &id).await;

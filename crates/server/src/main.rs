@@ -1,84 +1,141 @@
 //! `partner-api`: the Partner Benefits Pricing and Enrollment API binary.
-//!
-//! This release ships the pricing engine and the storage layer. `price`
-//! prices a census from files without a server; `migrate` creates or
-//! upgrades the database; `serve` migrates the database and says honestly
-//! that the HTTP API is not part of this release yet.
+//! Parses the command line, loads the settings and dispatches to the
+//! library; failures end as one line on stderr (`error: …`, or a JSON
+//! object with `--json`) and a non-zero exit.
 
-mod migrate;
-mod price;
-
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use server::config::{ConfigError, Overrides, Settings};
+use server::operator::{self, KeyCommand, OpError, PartnerCommand};
+use server::{migrate, price, serve};
 
 /// The Partner Benefits Pricing and Enrollment API.
 #[derive(Debug, Parser)]
 #[command(name = "partner-api", version, about)]
 struct Cli {
+    /// Configuration file (TOML). Layers: defaults < this file <
+    /// `PARTNER_API_*` environment variables < flags.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Database: `sqlite://PATH` or `postgres://…` (overrides
+    /// `database_url` from the file and `PARTNER_API_DATABASE_URL`).
+    #[arg(long, global = true, value_name = "URL")]
+    database_url: Option<String>,
+    /// Print machine-readable JSON: one object (an array for lists) on
+    /// stdout, and failures as one JSON object on stderr.
+    #[arg(long, global = true)]
+    json: bool,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the HTTP API (not in this release: the pricing engine comes first).
+    /// Migrate the database and serve the HTTP API (`/v1`, `/docs`,
+    /// `/healthz`, `/readyz`) until SIGINT or SIGTERM.
     Serve {
+        /// Listen address (default `127.0.0.1:8080`).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
         /// Create a demo partner and test key on an empty database.
         #[arg(long)]
         demo: bool,
-        /// Database: `sqlite://PATH` (the default, created on first start)
-        /// or `postgres://…`.
-        #[arg(long, env = "PARTNER_API_DATABASE_URL", default_value = migrate::DEFAULT_DATABASE_URL)]
-        database_url: String,
     },
     /// Apply pending database migrations and exit.
-    Migrate(migrate::MigrateArgs),
+    Migrate,
     /// Price a census with the built-in rate card, without a server.
     Price(price::PriceArgs),
+    /// Manage partners.
+    #[command(subcommand)]
+    Partner(PartnerCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Serve { demo, database_url } => serve(demo, &database_url),
-        Command::Migrate(args) => migrate::run(&args),
-        Command::Price(args) => price::run(&args),
+    let json_requested = std::env::args_os().any(|a| a == "--json");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e, json_requested),
     };
-    match result {
+    let json = cli.json;
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let chain: Vec<String> = e.chain().map(ToString::to_string).collect();
-            eprintln!("error: {}", chain.join(": "));
+            let message = e
+                .chain()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(": ");
+            report(code(&e), &one_line(&message), json);
             ExitCode::FAILURE
         }
     }
 }
 
-fn serve(demo: bool, database_url: &str) -> anyhow::Result<()> {
-    let card = pricing_core::RateCard::builtin_2026()?;
-    let (db, applied) = migrate::apply(database_url)?;
-    println!(
-        "Database ready: {} ({} migration(s) applied).",
-        migrate::describe(&db),
-        applied.len()
-    );
-    println!(
-        "partner-api {}: the HTTP API (/v1) is not in this release yet; this release ships the pricing engine.",
-        env!("CARGO_PKG_VERSION")
-    );
-    println!(
-        "Loaded rate card {} ({} ZIPs mapped){}.",
-        card.version(),
-        card.zip_count(),
-        if demo {
-            "; --demo will create a demo partner and test key once the API exists"
-        } else {
-            ""
-        }
-    );
-    println!(
-        "Price without a server: partner-api price --census crates/server/examples/census.json"
-    );
-    Ok(())
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let settings = |listen: Option<String>| {
+        let flags = Overrides {
+            listen,
+            database_url: cli.database_url.clone(),
+        };
+        Settings::from_process(cli.config.as_deref(), &flags)
+    };
+    match cli.command {
+        Command::Serve { listen, demo } => serve::run(&settings(listen)?, demo),
+        Command::Migrate => migrate::run(&settings(None)?, cli.json),
+        Command::Price(args) => price::run(&args),
+        Command::Partner(cmd) => operator::partner(&settings(None)?, &cmd, cli.json),
+        Command::Key(cmd) => operator::key(&settings(None)?, &cmd, cli.json),
+    }
+}
+
+/// The machine-readable code of a failure.
+fn code(e: &anyhow::Error) -> &'static str {
+    if let Some(op) = e.downcast_ref::<OpError>() {
+        op.code
+    } else if e.downcast_ref::<ConfigError>().is_some() {
+        "invalid_config"
+    } else {
+        "failed"
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn report(code: &str, message: &str, json: bool) {
+    if json {
+        eprintln!(
+            "{}",
+            serde_json::json!({ "error": code, "message": message })
+        );
+    } else {
+        eprintln!("error: {message}");
+    }
+}
+
+/// Help and version go to stdout as clap prints them; an argument error
+/// becomes one line (clap's message without its usage block) and exit 2.
+fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.to_string();
+    let head: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).collect();
+    let message = one_line(&head.join(" "));
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    report("usage", message, json);
+    ExitCode::from(2)
 }

@@ -2,6 +2,13 @@
 //! executable with `std::process::Command` on JSON files and checks its exit
 //! code, its one-line errors and the invariants of the JSON it prints.
 
+#![expect(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test code fails loudly on a broken expectation"
+)]
+
+mod cli;
 mod common;
 mod errors;
 mod price_on_plan;

@@ -1,5 +1,6 @@
-//! `serve` migrates the database and says honestly that the HTTP API is not
-//! in this release; `migrate` creates or upgrades the database.
+//! `serve` migrates the database, creates the demo partner once and
+//! answers HTTP on the address it prints; `migrate` creates or upgrades the
+//! database.
 
 use crate::common::{cli, scratch, stdout_ok};
 
@@ -10,23 +11,132 @@ fn sqlite_url(test: &str) -> String {
     )
 }
 
+/// A running `serve`, killed on drop.
+struct Server {
+    child: std::process::Child,
+    addr: String,
+    stdout: Vec<String>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `serve --demo` on a free port over `url`, reading stdout until
+/// the server says where it listens.
+fn start(dir: &std::path::Path, url: &str) -> Server {
+    use std::io::BufRead as _;
+    let mut child = cli()
+        .args([
+            "serve",
+            "--demo",
+            "--listen",
+            "127.0.0.1:0",
+            "--database-url",
+            url,
+        ])
+        .current_dir(dir)
+        .env("PARTNER_API_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let mut lines = std::io::BufReader::new(out).lines();
+    let mut stdout = Vec::new();
+    let addr = loop {
+        let line = lines
+            .next()
+            .unwrap_or_else(|| panic!("serve exited before listening: {stdout:?}"))
+            .unwrap();
+        stdout.push(line.clone());
+        if let Some(rest) = line.strip_prefix("Listening on http://") {
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    Server {
+        child,
+        addr,
+        stdout,
+    }
+}
+
+/// One HTTP/1.1 request over a plain socket; returns (status, body).
+fn http_get(addr: &str, path: &str, key: &str) -> (u16, serde_json::Value) {
+    use std::io::{Read as _, Write as _};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
+    (status, serde_json::from_str(body).unwrap_or_default())
+}
+
 #[test]
-fn serve_demo_says_the_api_is_not_in_this_release() {
-    let url = sqlite_url("serve_demo");
-    let out = stdout_ok(cli().args(["serve", "--demo", "--database-url", &url]));
-    assert!(out.contains("Database ready: sqlite "), "{out}");
-    assert!(out.contains("(1 migration(s) applied)"), "{out}");
-    assert!(
-        out.contains("the HTTP API (/v1) is not in this release"),
-        "{out}"
+fn serve_demo_prints_a_test_key_once_and_ping_answers() {
+    let dir = scratch("serve_demo");
+    let url = sqlite_url("serve_demo_db");
+    let server = start(&dir, &url);
+    let key = server
+        .stdout
+        .iter()
+        .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
+        .unwrap_or_else(|| panic!("no demo key in {:?}", server.stdout))
+        .to_owned();
+    assert!(key.starts_with("psk_test_") && key.len() == 41, "{key}");
+    let (status, body) = http_get(&server.addr, "/v1/ping", &key);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["ok"], true);
+    assert_eq!(body["mode"], "test");
+    assert_eq!(body["partner"]["name"], "Demo Broker");
+    assert!(body["partner"]["id"].as_str().unwrap().starts_with("prt_"));
+    let (status, body) = http_get(
+        &server.addr,
+        "/v1/ping",
+        "psk_test_00000000000000000000000000000000",
     );
-    assert!(out.contains("rate card 2026.1"), "{out}");
-    assert!(out.contains("--demo will create a demo partner"), "{out}");
-    assert!(out.contains("partner-api price --census"), "{out}");
-    let plain = stdout_ok(cli().args(["serve", "--database-url", &url]));
-    assert!(plain.contains("(0 migration(s) applied)"), "{plain}");
-    assert!(plain.contains("not in this release"), "{plain}");
-    assert!(!plain.contains("--demo"), "{plain}");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    drop(server);
+
+    // A second start on the same database prints no new key.
+    let again = start(&dir, &url);
+    assert!(
+        again.stdout.iter().all(|l| !l.contains("psk_test_")),
+        "{:?}",
+        again.stdout
+    );
+    assert!(
+        again
+            .stdout
+            .iter()
+            .any(|l| l.contains("already has partners")),
+        "{:?}",
+        again.stdout
+    );
+}
+
+#[test]
+fn serve_refuses_a_bad_listen_address_in_one_line() {
+    let url = sqlite_url("serve_bad_listen");
+    let out = cli()
+        .args(["serve", "--listen", "nowhere", "--database-url", &url])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("listen"), "{err}");
 }
 
 #[test]

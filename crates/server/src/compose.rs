@@ -1,0 +1,64 @@
+//! Composition of the HTTP application: the domain's services over the
+//! storage ports and the production (or test) clock, entropy and sealer,
+//! handed to the actix-web adapter as one [`AppState`].
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use domain::services::groups::Groups;
+use http_api::wire::plans::Plan;
+use http_api::{AppState, HttpConfig, Limits};
+use store_diesel::Stores;
+
+use crate::config::Settings;
+use crate::system::{self, Ports};
+
+/// The HTTP adapter's configuration from the settings.
+#[must_use]
+pub fn http_config(settings: &Settings) -> HttpConfig {
+    let r = &settings.rate_limits;
+    HttpConfig {
+        limits: Limits {
+            requests_per_minute: r.requests_per_minute,
+            census_writes_per_minute: r.census_writes_per_minute,
+            quote_creates_per_hour: r.quote_creates_per_hour,
+            failed_auth_per_minute: r.failed_auth_per_minute,
+        },
+        trusted_proxies: settings.proxy.trusted.clone(),
+    }
+}
+
+/// The plan catalogue of `GET /plans`, from the built-in rate card.
+///
+/// # Errors
+/// When the built-in card or catalogue does not load (a build defect).
+pub fn plans() -> anyhow::Result<Arc<Vec<Plan>>> {
+    let card = pricing_core::RateCard::builtin_2026().context("built-in rate card")?;
+    let plans = domain::plans::catalogue(&card, domain::plans::BUILTIN_CATALOGUE)?;
+    Ok(Arc::new(plans.iter().map(Plan::from).collect()))
+}
+
+/// The application state over `stores` and `ports`.
+#[must_use]
+pub fn app_state(
+    stores: &Stores,
+    ports: &Ports,
+    config: HttpConfig,
+    plans: Arc<Vec<Plan>>,
+) -> AppState {
+    AppState {
+        partners: system::partners(stores, ports),
+        groups: Groups::new(
+            Arc::clone(&stores.groups),
+            Arc::clone(&ports.clock),
+            Arc::clone(&ports.entropy),
+        ),
+        idempotency: Arc::clone(&stores.idempotency),
+        rate_limits: Arc::clone(&stores.rate_limits),
+        health: Arc::clone(&stores.health),
+        clock: Arc::clone(&ports.clock),
+        entropy: Arc::clone(&ports.entropy),
+        plans,
+        config: Arc::new(config),
+    }
+}

@@ -1,0 +1,20 @@
+//! The `partner-api` binary's library: configuration, the production
+//! adapters of the domain's ports, and the subcommands. `main.rs` only
+//! parses the command line and dispatches here; this crate is the one
+//! place where every adapter meets (the composition root).
+//!
+//! - [`config`]: typed [`config::Settings`] from defaults, a TOML file,
+//!   `PARTNER_API_*` variables and flags, validated at load.
+//! - [`system`]: the system clock, OS entropy, the sealer of secrets at
+//!   rest, and the services built over them.
+//! - [`compose`]: the HTTP application's state over the ports.
+//! - [`operator`]: `partner …` and `key …`.
+//! - [`migrate`], [`price`], [`serve`]: the other subcommands.
+
+pub mod compose;
+pub mod config;
+pub mod migrate;
+pub mod operator;
+pub mod price;
+pub mod serve;
+pub mod system;

@@ -1,0 +1,206 @@
+//! How operator answers look: a human text and a JSON value for each.
+//! Timestamps are RFC 3339 UTC with second precision; a key's plaintext
+//! appears only in the answers of `key create` and `key show`.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use domain::api_key::{ApiKey, KeyRecord};
+use domain::ids::KeyId;
+use domain::partner::Partner;
+use domain::services::partners::MintedKey;
+
+/// One command's answer.
+#[derive(Debug)]
+pub(crate) struct Output {
+    human: String,
+    json: Value,
+}
+
+impl Output {
+    /// Prints the answer on stdout: the JSON on one line, or the text.
+    pub(crate) fn print(&self, json: bool) {
+        if json {
+            println!("{}", self.json);
+        } else if !self.human.is_empty() {
+            println!("{}", self.human);
+        }
+    }
+}
+
+/// A wire value (`broker`, `hr_platform`, `test`) as text.
+fn wire<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Unix seconds as RFC 3339 UTC (`2026-11-21T13:14:00Z`).
+fn rfc3339(secs: i64) -> String {
+    OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| secs.to_string())
+}
+
+fn partner_json(p: &Partner) -> Value {
+    serde_json::to_value(p).unwrap_or(Value::Null)
+}
+
+/// `partner create`: the id alone.
+pub(crate) fn created_partner(p: &Partner) -> Output {
+    Output {
+        human: p.id.to_string(),
+        json: partner_json(p),
+    }
+}
+
+/// `partner enable-live` / `disable-live`.
+pub(crate) fn live_changed(p: &Partner) -> Output {
+    let state = if p.live_enabled {
+        "enabled"
+    } else {
+        "disabled"
+    };
+    Output {
+        human: format!("{}: live mode {state}", p.id),
+        json: partner_json(p),
+    }
+}
+
+/// `partner show`: one `field  value` line each.
+pub(crate) fn partner(p: &Partner) -> Output {
+    let capabilities = p.capabilities.iter().map(wire).collect::<Vec<_>>();
+    let lines = [
+        ("id", p.id.to_string()),
+        ("name", p.name.clone()),
+        ("kind", wire(&p.kind)),
+        ("benefits_admin", wire(&p.benefits_admin)),
+        ("live_enabled", p.live_enabled.to_string()),
+        ("capabilities", capabilities.join(", ")),
+    ];
+    Output {
+        human: lines
+            .iter()
+            .map(|(k, v)| format!("{k:<15} {v}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        json: partner_json(p),
+    }
+}
+
+/// `partner list`: a table, oldest first.
+pub(crate) fn partner_list(partners: &[Partner]) -> Output {
+    let human = if partners.is_empty() {
+        "no partners".to_owned()
+    } else {
+        let mut lines = vec![format!(
+            "{:<16}  {:<11}  {:<14}  {:<5}  NAME",
+            "ID", "KIND", "BENEFITS_ADMIN", "LIVE"
+        )];
+        lines.extend(partners.iter().map(|p| {
+            format!(
+                "{:<16}  {:<11}  {:<14}  {:<5}  {}",
+                p.id.as_str(),
+                wire(&p.kind),
+                wire(&p.benefits_admin),
+                p.live_enabled,
+                p.name
+            )
+        }));
+        lines.join("\n")
+    };
+    Output {
+        human,
+        json: Value::Array(partners.iter().map(partner_json).collect()),
+    }
+}
+
+fn key_json(k: &KeyRecord) -> Value {
+    json!({
+        "id": k.id.as_str(),
+        "partner_id": k.partner_id.as_str(),
+        "mode": k.mode.as_str(),
+        "prefix": k.prefix,
+        "created_at": rfc3339(k.created_at),
+        "revoked": !k.is_active(),
+        "revoked_at": k.revoked_at.map(rfc3339),
+    })
+}
+
+/// `key create`: the key alone on the first line, then its record.
+pub(crate) fn minted(m: &MintedKey) -> Output {
+    let r = &m.record;
+    let mut lines = vec![
+        m.key.expose().to_owned(),
+        format!("{} {} key for {}", r.id, r.mode.as_str(), r.partner_id),
+    ];
+    lines.extend(m.revoked.iter().map(|id| format!("revoked {id}")));
+    if r.mode == domain::mode::Mode::Live {
+        lines.push("store it now: live keys cannot be shown again".to_owned());
+    }
+    let mut json = key_json(r);
+    if let Value::Object(map) = &mut json {
+        map.insert("key".to_owned(), Value::String(m.key.expose().to_owned()));
+        map.insert(
+            "revoked_keys".to_owned(),
+            Value::Array(
+                m.revoked
+                    .iter()
+                    .map(|id| Value::String(id.to_string()))
+                    .collect(),
+            ),
+        );
+    }
+    Output {
+        human: lines.join("\n"),
+        json,
+    }
+}
+
+/// `key list`: a table, newest first, never the key.
+pub(crate) fn key_list(keys: &[KeyRecord]) -> Output {
+    let human = if keys.is_empty() {
+        "no keys".to_owned()
+    } else {
+        let mut lines = vec![format!(
+            "{:<16}  {:<14}  {:<4}  {:<20}  REVOKED",
+            "ID", "PREFIX", "MODE", "CREATED"
+        )];
+        lines.extend(keys.iter().map(|k| {
+            format!(
+                "{:<16}  {:<14}  {:<4}  {:<20}  {}",
+                k.id.as_str(),
+                k.prefix,
+                k.mode.as_str(),
+                rfc3339(k.created_at),
+                k.revoked_at.map_or_else(|| "-".to_owned(), rfc3339)
+            )
+        }));
+        lines.join("\n")
+    };
+    Output {
+        human,
+        json: Value::Array(keys.iter().map(key_json).collect()),
+    }
+}
+
+/// `key revoke`.
+pub(crate) fn revoked(id: &KeyId) -> Output {
+    Output {
+        human: format!("revoked {id}"),
+        json: json!({ "id": id.as_str(), "revoked": true }),
+    }
+}
+
+/// `key show`: the key alone.
+pub(crate) fn shown(id: &KeyId, key: &ApiKey) -> Output {
+    Output {
+        human: key.expose().to_owned(),
+        json: json!({ "id": id.as_str(), "mode": key.mode().as_str(), "key": key.expose() }),
+    }
+}

@@ -1,0 +1,123 @@
+//! `partner-api serve`: applies pending migrations, optionally creates the
+//! demo partner, then serves `/v1` (plus `/healthz`, `/readyz`, `/docs`)
+//! with actix-web until SIGINT or SIGTERM.
+//!
+//! Each actix worker is its own single-threaded runtime. PostgreSQL
+//! connections run a driver task on the runtime that opened them, so each
+//! worker opens its own pool (the limits and idempotency records live in
+//! the database, so they hold across workers and processes). SQLite keeps
+//! one shared pool, whose in-process rate-limit counters must be shared by
+//! every worker.
+
+use std::io::Write as _;
+
+use anyhow::Context as _;
+use domain::mode::Mode;
+use domain::partner::PartnerKind;
+use store_diesel::{Database, Stores};
+
+use crate::compose;
+use crate::config::{Settings, describe};
+use crate::migrate;
+use crate::system::{self, Ports};
+
+/// Pooled connections per worker on PostgreSQL, and in total on SQLite.
+const POOL_PER_WORKER: usize = 8;
+
+/// The demo partner's name.
+pub const DEMO_PARTNER: &str = "Demo Broker";
+
+/// Runs `serve`.
+///
+/// # Errors
+/// A bad configuration, an unreachable database, a failed migration or a
+/// listen address that cannot be bound.
+pub fn run(settings: &Settings, demo: bool) -> anyhow::Result<()> {
+    init_logs();
+    let db = settings.database.clone();
+    let ports = Ports::load(settings)?;
+    let setup = migrate::runtime()?;
+    let applied = setup.block_on(migrate::apply_async(&db))?;
+    tracing::info!(database = %describe(&db), applied = applied.len(), "database ready");
+    if demo {
+        setup.block_on(create_demo(settings, &ports))?;
+    }
+    // Connections opened on the setup runtime die with it.
+    drop(setup);
+
+    let config = compose::http_config(settings);
+    let plans = compose::plans()?;
+    let shared = match &db {
+        Database::Sqlite { .. } => Some(system::open_stores(settings, POOL_PER_WORKER)?),
+        Database::Postgres { .. } => None,
+    };
+    let listen = settings.listen;
+    actix_web::rt::System::new().block_on(async move {
+        let server = actix_web::HttpServer::new(move || {
+            let stores = shared.clone().unwrap_or_else(|| {
+                // Opening a pool does not connect; a bad URL was refused
+                // when the settings were validated.
+                Stores::open(&db, POOL_PER_WORKER).unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "cannot open the PostgreSQL pool");
+                    std::process::exit(1)
+                })
+            });
+            http_api::app(compose::app_state(
+                &stores,
+                &ports,
+                config.clone(),
+                plans.clone(),
+            ))
+        })
+        .bind(listen)
+        .with_context(|| format!("cannot listen on {listen}"))?;
+        for addr in server.addrs() {
+            println!("Listening on http://{addr} (API at /v1, reference at /docs)");
+        }
+        let _ = std::io::stdout().flush();
+        server.run().await.context("the HTTP server failed")
+    })
+}
+
+/// Creates the demo broker and its test key when the database has no
+/// partner yet, printing the key once; otherwise says where to find keys.
+async fn create_demo(settings: &Settings, ports: &Ports) -> anyhow::Result<()> {
+    let stores = system::open_stores(settings, 2)?;
+    let partners = system::partners(&stores, ports);
+    if !partners.partners().await?.is_empty() {
+        println!(
+            "Demo: the database already has partners; no new key was created \
+             (list keys with `partner-api key list --partner PRT_ID`, re-display a test key with `partner-api key show KEY_ID`)."
+        );
+        return Ok(());
+    }
+    let partner = partners
+        .create_partner(DEMO_PARTNER, PartnerKind::Broker, None)
+        .await?;
+    let minted = partners.create_key(&partner.id, Mode::Test, false).await?;
+    println!("Demo partner: {} ({})", partner.id.as_str(), DEMO_PARTNER);
+    println!("Demo test key (shown once): {}", minted.key.expose());
+    println!(
+        "Try: curl -H \"Authorization: Bearer {}\" http://{}/v1/ping",
+        minted.key.expose(),
+        settings.listen
+    );
+    Ok(())
+}
+
+/// Structured logs on stderr, filtered by `PARTNER_API_LOG` (default
+/// `info`); `PARTNER_API_LOG_FORMAT=json` gives one JSON object per line.
+fn init_logs() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PARTNER_API_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false);
+    let json = std::env::var("PARTNER_API_LOG_FORMAT").is_ok_and(|v| v == "json");
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}

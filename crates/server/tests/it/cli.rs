@@ -1,0 +1,521 @@
+//! The operator commands and the configuration layers, through the real
+//! binary. Each scenario runs against a fresh SQLite file in a temporary
+//! directory (also the working directory, where the sealing key lands),
+//! and again against a fresh PostgreSQL database when
+//! `PARTNER_API_TEST_POSTGRES_URL` is set.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{BIN, fails, ok, stdout_ok, string};
+
+/// One isolated database and working directory.
+struct Sandbox {
+    /// PostgreSQL's database, dropped first (declared before the runtime).
+    pg: Option<testkit::db::TestDb>,
+    _rt: Option<tokio::runtime::Runtime>,
+    dir: tempfile::TempDir,
+    url: String,
+}
+
+impl Sandbox {
+    fn sqlite() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!(
+            "sqlite://{}",
+            dir.path().join("partner-api.sqlite").display()
+        );
+        Self {
+            pg: None,
+            _rt: None,
+            dir,
+            url,
+        }
+    }
+
+    fn postgres() -> Option<Self> {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let Some(db) = rt.block_on(testkit::db::postgres()) else {
+            println!("SKIPPED: {} is not set", testkit::db::PG_ENV);
+            return None;
+        };
+        Some(Self {
+            url: db.url.clone(),
+            pg: Some(db),
+            _rt: Some(rt),
+            dir: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    fn key_file(&self) -> std::path::PathBuf {
+        self.dir.path().join("secrets").join("sealing.key")
+    }
+
+    /// The binary, in the sandbox's directory, with no inherited
+    /// `PARTNER_API_*` variable except the sandbox's database and key file.
+    fn cmd(&self) -> Command {
+        let mut cmd = Command::new(BIN);
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("PARTNER_API_") {
+                cmd.env_remove(name);
+            }
+        }
+        cmd.current_dir(self.dir.path())
+            .env("PARTNER_API_DATABASE_URL", &self.url)
+            .env("PARTNER_API_SECRETS__SEALING_KEY_FILE", self.key_file());
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        stdout_ok(self.cmd().args(args))
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        ok(self.cmd().arg("--json").args(args))
+    }
+
+    fn fails(&self, args: &[&str]) -> String {
+        fails(self.cmd().args(args))
+    }
+
+    /// Runs with `--json`, requires exit 1, nothing on stdout and one JSON
+    /// line on stderr; returns it.
+    fn fails_json(&self, args: &[&str]) -> Value {
+        let out = self.cmd().arg("--json").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        serde_json::from_str(err.trim()).unwrap()
+    }
+
+    fn partner(&self, kind: &str) -> String {
+        let out = self.run(&[
+            "partner",
+            "create",
+            "--name",
+            "Acme Benefits",
+            "--kind",
+            kind,
+        ]);
+        out.trim_end().to_owned()
+    }
+
+    /// Creates a key and returns (key, key id) from the JSON answer.
+    fn key(&self, partner: &str, mode: &str, extra: &[&str]) -> (String, String, Value) {
+        let mut args = vec!["key", "create", "--partner", partner, "--mode", mode];
+        args.extend_from_slice(extra);
+        let v = self.json(&args);
+        (
+            string(&v, "/key").to_owned(),
+            string(&v, "/id").to_owned(),
+            v,
+        )
+    }
+}
+
+fn is_id(text: &str, prefix: &str) -> bool {
+    text.strip_prefix(prefix).is_some_and(|hex| {
+        hex.len() == 12
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+fn is_rfc3339_utc(text: &str) -> bool {
+    text.len() == 20 && text.ends_with('Z') && text.get(10..11) == Some("T")
+}
+
+fn partner_create_human_and_json(s: &Sandbox) {
+    let out = s.run(&["partner", "create", "--name", "Acme", "--kind", "broker"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let id = out.trim_end();
+    assert!(is_id(id, "prt_"), "{out}");
+
+    let v = s.json(&[
+        "partner",
+        "create",
+        "--name",
+        "Payroll Co",
+        "--kind",
+        "hr_platform",
+    ]);
+    assert!(is_id(string(&v, "/id"), "prt_"), "{v}");
+    assert_eq!(v["name"], "Payroll Co");
+    assert_eq!(v["kind"], "hr_platform");
+    assert_eq!(v["benefits_admin"], "service");
+    assert_eq!(v["live_enabled"], false);
+    assert_eq!(v["capabilities"], serde_json::json!([]));
+
+    let v = s.json(&[
+        "partner",
+        "create",
+        "--name",
+        "Self Admin",
+        "--kind",
+        "hr_platform",
+        "--benefits-admin",
+        "partner",
+    ]);
+    assert_eq!(v["benefits_admin"], "partner");
+
+    let shown = s.json(&["partner", "show", id]);
+    assert_eq!(shown["kind"], "broker");
+    assert_eq!(shown["benefits_admin"], "partner");
+    assert_eq!(shown["capabilities"], serde_json::json!(["elections"]));
+    let human = s.run(&["partner", "show", id]);
+    assert!(human.contains("Acme") && human.contains(id), "{human}");
+
+    let list = s.json(&["partner", "list"]);
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3);
+    // Oldest first to the second, then by id: all three may share a second.
+    assert!(ids.contains(&id), "{list}");
+    let human = s.run(&["partner", "list"]);
+    assert!(
+        human.contains("Payroll Co") && human.contains(id),
+        "{human}"
+    );
+}
+
+fn test_key_show_returns_the_same_key(s: &Sandbox) {
+    let prt = s.partner("broker");
+    let out = s.run(&["key", "create", "--partner", &prt, "--mode", "test"]);
+    let key = out.lines().next().unwrap();
+    assert!(key.starts_with("psk_test_") && key.len() == 41, "{out}");
+    let list = s.json(&["key", "list", "--partner", &prt]);
+    let id = list[0]["id"].as_str().unwrap();
+    assert!(is_id(id, "key_"), "{list}");
+    assert_eq!(s.run(&["key", "show", id]).trim_end(), key);
+    let shown = s.json(&["key", "show", id]);
+    assert_eq!(shown["key"], key);
+    assert_eq!(shown["mode"], "test");
+
+    let (key2, id2, v) = s.key(&prt, "test", &[]);
+    assert_eq!(v["partner_id"], prt.as_str());
+    assert_eq!(v["mode"], "test");
+    assert_eq!(s.json(&["key", "show", &id2])["key"], key2.as_str());
+
+    // The key file was created in the sandbox, private.
+    let meta = std::fs::metadata(s.key_file()).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    }
+    assert!(meta.len() >= 64);
+
+    // A revoked test key is not shown again.
+    assert_eq!(
+        s.run(&["key", "revoke", &id2]).trim_end(),
+        format!("revoked {id2}")
+    );
+    let line = s.fails(&["key", "show", &id2]);
+    assert_eq!(
+        line,
+        format!("error: cannot show {id2}: the key is revoked")
+    );
+}
+
+fn key_list_never_prints_the_key(s: &Sandbox) {
+    let prt = s.partner("broker");
+    let (test_key, test_id, _) = s.key(&prt, "test", &[]);
+    let (live_key, live_id, _) = s.key(&prt, "live", &[]);
+    let human = s.run(&["key", "list", "--partner", &prt]);
+    let json = s.json(&["key", "list", "--partner", &prt]);
+    for text in [human.as_str(), &json.to_string()] {
+        assert!(
+            !text.contains(&test_key) && !text.contains(&live_key),
+            "{text}"
+        );
+        assert!(text.contains(&test_id) && text.contains(&live_id), "{text}");
+    }
+    let keys = json.as_array().unwrap();
+    assert_eq!(keys.len(), 2);
+    for k in keys {
+        assert!(k.get("key").is_none(), "{k}");
+        assert!(is_rfc3339_utc(k["created_at"].as_str().unwrap()), "{k}");
+        assert_eq!(k["revoked"], false);
+        assert_eq!(k["revoked_at"], Value::Null);
+        let prefix = k["prefix"].as_str().unwrap();
+        assert!(
+            prefix.starts_with("psk_test_") || prefix.starts_with("psk_live_"),
+            "{k}"
+        );
+    }
+    assert!(
+        human.contains(" test ") && human.contains(" live "),
+        "{human}"
+    );
+}
+
+fn live_keys_rotate(s: &Sandbox) {
+    let prt = s.partner("broker");
+    // Without enable-live the key is still minted (the 403 is HTTP's).
+    let out = s.run(&["key", "create", "--partner", &prt, "--mode", "live"]);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("psk_live_") && first.len() == 41, "{out}");
+    let old_id = s.json(&["key", "list", "--partner", &prt])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let line = s.fails(&["key", "create", "--partner", &prt, "--mode", "live"]);
+    assert_eq!(
+        line,
+        format!(
+            "error: {prt} already has an active live key; pass --rotate to revoke it and create a new one"
+        )
+    );
+    // A test key is not affected by the live key rule.
+    s.key(&prt, "test", &[]);
+
+    let (new_key, new_id, v) = s.key(&prt, "live", &["--rotate"]);
+    assert!(new_key.starts_with("psk_live_"), "{v}");
+    assert_eq!(v["revoked_keys"], serde_json::json!([old_id]));
+    let list = s.json(&["key", "list", "--partner", &prt]);
+    let by_id = |id: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_id(&old_id)["revoked"], true);
+    assert!(is_rfc3339_utc(
+        by_id(&old_id)["revoked_at"].as_str().unwrap()
+    ));
+    assert_eq!(by_id(&new_id)["revoked"], false);
+
+    assert_eq!(
+        s.run(&["partner", "enable-live", &prt]).trim_end(),
+        format!("{prt}: live mode enabled")
+    );
+    assert_eq!(s.json(&["partner", "show", &prt])["live_enabled"], true);
+    assert_eq!(
+        s.json(&["partner", "disable-live", &prt])["live_enabled"],
+        false
+    );
+}
+
+fn key_show_on_a_live_key_fails(s: &Sandbox) {
+    let prt = s.partner("hr_platform");
+    let (_, id, _) = s.key(&prt, "live", &[]);
+    let line = s.fails(&["key", "show", &id]);
+    assert_eq!(
+        line,
+        format!("error: cannot show {id}: live keys cannot be shown again")
+    );
+    let v = s.fails_json(&["key", "show", &id]);
+    assert_eq!(v["error"], "conflict");
+    assert_eq!(
+        v["message"],
+        format!("cannot show {id}: live keys cannot be shown again")
+    );
+}
+
+fn unknown_partners_and_keys_fail_in_one_line(s: &Sandbox) {
+    let prt = "prt_000000000000";
+    let none = format!("error: no such partner {prt}");
+    assert_eq!(s.fails(&["partner", "show", prt]), none);
+    assert_eq!(s.fails(&["partner", "enable-live", prt]), none);
+    assert_eq!(
+        s.fails(&["key", "create", "--partner", prt, "--mode", "test"]),
+        none
+    );
+    assert_eq!(s.fails(&["key", "list", "--partner", prt]), none);
+    assert_eq!(
+        s.fails(&["key", "revoke", "key_000000000000"]),
+        "error: no such key key_000000000000"
+    );
+    assert_eq!(
+        s.fails(&["key", "show", "key_000000000000"]),
+        "error: no such key key_000000000000"
+    );
+    assert_eq!(
+        s.fails(&["partner", "show", "acme"]),
+        "error: not a valid partner id: expected `prt_` and 12 lowercase hex characters, got \"acme\""
+    );
+    assert_eq!(
+        s.fails(&["partner", "create", "--name", " ", "--kind", "broker"]),
+        "error: --name must be 1 to 200 characters"
+    );
+    let v = s.fails_json(&["partner", "show", prt]);
+    assert_eq!(
+        v,
+        serde_json::json!({"error": "not_found", "message": format!("no such partner {prt}")})
+    );
+    assert_eq!(
+        s.json(&["key", "list", "--partner", &s.partner("broker")]),
+        serde_json::json!([])
+    );
+}
+
+fn usage_errors_are_one_line(s: &Sandbox) {
+    for args in [
+        &["key", "create", "--partner", "prt_000000000000"][..],
+        &["partner", "create", "--name", "A", "--kind", "carrier"],
+        &["partner", "frobnicate"],
+    ] {
+        let out = s.cmd().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+    let out = s
+        .cmd()
+        .args(["--json", "key", "create", "--partner", "prt_000000000000"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(v["error"], "usage");
+    assert!(v["message"].as_str().unwrap().contains("--mode"), "{v}");
+}
+
+/// Generates one `#[test]` per scenario and backend.
+macro_rules! on_both_backends {
+    ($($scenario:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test]
+            fn $scenario() {
+                super::$scenario(&super::Sandbox::sqlite());
+            })*
+        }
+        mod postgres {
+            $(#[test]
+            fn $scenario() {
+                if let Some(s) = super::Sandbox::postgres() {
+                    assert!(s.pg.is_some());
+                    super::$scenario(&s);
+                }
+            })*
+        }
+    };
+}
+
+on_both_backends!(
+    partner_create_human_and_json,
+    test_key_show_returns_the_same_key,
+    key_list_never_prints_the_key,
+    live_keys_rotate,
+    key_show_on_a_live_key_fails,
+    unknown_partners_and_keys_fail_in_one_line,
+    usage_errors_are_one_line,
+);
+
+#[test]
+fn a_fresh_database_is_migrated_by_any_command() {
+    let s = Sandbox::sqlite();
+    let prt = s.partner("broker");
+    assert!(is_id(&prt, "prt_"));
+    let v = s.json(&["migrate"]);
+    assert_eq!(v["applied"], serde_json::json!([]));
+}
+
+#[test]
+fn config_layers_file_then_env_then_flag() {
+    let s = Sandbox::sqlite();
+    let dir = s.dir.path();
+    std::fs::write(
+        dir.join("partner-api.toml"),
+        "database_url = \"sqlite://from-file.sqlite\"\n[secrets]\nsealing_key_file = \"file.key\"\n",
+    )
+    .unwrap();
+    let migrate = |cmd: &mut Command| -> Value {
+        ok(cmd.args(["migrate", "--json", "--config", "partner-api.toml"]))
+    };
+    // The sandbox's own database variable is removed to see the file.
+    let mut cmd = s.cmd();
+    cmd.env_remove("PARTNER_API_DATABASE_URL");
+    assert_eq!(migrate(&mut cmd)["database"], "sqlite from-file.sqlite");
+    assert!(dir.join("from-file.sqlite").exists());
+
+    let mut cmd = s.cmd();
+    cmd.env("PARTNER_API_DATABASE_URL", "sqlite://from-env.sqlite");
+    assert_eq!(migrate(&mut cmd)["database"], "sqlite from-env.sqlite");
+
+    let mut cmd = s.cmd();
+    cmd.env("PARTNER_API_DATABASE_URL", "sqlite://from-env.sqlite")
+        .args(["--database-url", "sqlite://from-flag.sqlite"]);
+    let v = migrate(&mut cmd);
+    assert_eq!(v["database"], "sqlite from-flag.sqlite");
+    assert_eq!(v["applied"].as_array().map(Vec::len), Some(1));
+
+    // Without the sandbox's variable, the file's key file is used.
+    let mut cmd = s.cmd();
+    cmd.env_remove("PARTNER_API_SECRETS__SEALING_KEY_FILE")
+        .args([
+            "--config",
+            "partner-api.toml",
+            "partner",
+            "create",
+            "--name",
+            "A",
+            "--kind",
+            "broker",
+        ]);
+    stdout_ok(&mut cmd);
+    assert!(dir.join("file.key").exists());
+    assert!(!dir.join("data").exists());
+}
+
+#[test]
+fn a_bad_config_value_is_one_line_naming_the_key() {
+    let s = Sandbox::sqlite();
+    std::fs::write(
+        s.dir.path().join("bad.toml"),
+        "[rate_limits]\nrequests_per_minute = 0\n",
+    )
+    .unwrap();
+    let line = s.fails(&["--config", "bad.toml", "migrate"]);
+    assert_eq!(
+        line,
+        "error: rate_limits.requests_per_minute must be at least 1, got 0 (from config file bad.toml)"
+    );
+    std::fs::write(
+        s.dir.path().join("typo.toml"),
+        "[pricing]\nwait_budget = 5\n",
+    )
+    .unwrap();
+    assert_eq!(
+        s.fails(&["--config", "typo.toml", "partner", "list"]),
+        "error: unknown key `pricing.wait_budget` in config file typo.toml"
+    );
+    let line = fails(
+        s.cmd()
+            .env("PARTNER_API_WEBHOOKS__RETRY_TIME_SCALE", "-1")
+            .args(["key", "list", "--partner", "prt_000000000000"]),
+    );
+    assert_eq!(
+        line,
+        "error: webhooks.retry_time_scale must be a finite number above 0, got -1 (from environment variable PARTNER_API_WEBHOOKS__RETRY_TIME_SCALE)"
+    );
+    let line = s.fails(&["serve", "--listen", "localhost:80"]);
+    assert_eq!(
+        line,
+        "error: listen must be a socket address like 127.0.0.1:8080, got \"localhost:80\" (from flag --listen)"
+    );
+    let v = s.fails_json(&["--config", "missing.toml", "migrate"]);
+    assert_eq!(v["error"], "invalid_config");
+    assert_eq!(
+        v["message"],
+        "cannot read config file missing.toml: No such file or directory (os error 2)"
+    );
+    // A variable with the prefix that names no key is ignored.
+    let v = ok(s
+        .cmd()
+        .env("PARTNER_API_TEST_POSTGRES_URL", "postgres://nowhere/x")
+        .env("PARTNER_API_NO_SUCH_KEY", "1")
+        .args(["--json", "migrate"]));
+    assert_eq!(v["backend"], "sqlite");
+}
