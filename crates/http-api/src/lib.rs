@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
-use actix_web::{App, web};
+use actix_web::{App, guard, web};
 use utoipa::OpenApi as _;
 use utoipa_actix_web::{AppExt as _, UtoipaApp, scope};
 use utoipa_swagger_ui::SwaggerUi;
@@ -94,6 +94,12 @@ pub fn app(
         .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES))
         // Registered before `/v1` so that the scope does not claim it.
         .service(SwaggerUi::new("/docs/{_:.*}").url("/v1/openapi.json", doc))
+        // The contract names the page `/docs`; the UI lives under `/docs/`.
+        .service(
+            web::resource("/docs")
+                .guard(guard::Get())
+                .to(|| async { web::Redirect::to("/docs/").permanent() }),
+        )
         .into_utoipa_app();
     routes(app)
         .into_app()

@@ -121,8 +121,16 @@ async fn finish(res: ServiceResponse<BoxBody>, id: &str) -> ServiceResponse<BoxB
             format!("the service failed; the request was not applied (request {id})");
     }
     if let Some(details) = envelope.details.as_mut() {
-        for d in details {
-            d.field = casing::path_to_style(&d.field, style);
+        for d in details.iter_mut() {
+            let field = casing::path_to_style(&d.field, style);
+            // A one-field message starts with the field's path: name it in
+            // the caller's style there too.
+            if let Some(rest) = envelope.message.strip_prefix(&format!("{}: ", d.field))
+                && field != d.field
+            {
+                envelope.message = format!("{field}: {rest}");
+            }
+            d.field = field;
         }
     }
     let mut out = HttpResponse::build(status);

@@ -55,9 +55,16 @@ impl Modify for Security {
 pub struct RouteTable(Vec<(Vec<String>, Vec<String>)>);
 
 impl RouteTable {
-    /// The table of `doc`.
+    /// The table of `doc`, plus the routes that serve the document itself
+    /// (`GET` only), which the document does not list.
     #[must_use]
     pub fn of(doc: &utoipa::openapi::OpenApi) -> Self {
+        let served = ["/v1/openapi.json", "/docs", "/docs/"].map(|path| {
+            (
+                path.split('/').map(str::to_owned).collect(),
+                vec!["GET".to_owned()],
+            )
+        });
         Self(
             doc.paths
                 .paths
@@ -77,6 +84,7 @@ impl RouteTable {
                     .collect();
                     (segments, methods)
                 })
+                .chain(served)
                 .collect(),
         )
     }

@@ -34,6 +34,7 @@ pub const DEMO_PARTNER: &str = "Demo Broker";
 /// listen address that cannot be bound.
 pub fn run(settings: &Settings, demo: bool) -> anyhow::Result<()> {
     init_logs();
+    let card = compose::rate_card(settings)?;
     let db = settings.database.clone();
     let ports = Ports::load(settings)?;
     let setup = migrate::runtime()?;
@@ -46,7 +47,8 @@ pub fn run(settings: &Settings, demo: bool) -> anyhow::Result<()> {
     drop(setup);
 
     let config = compose::http_config(settings);
-    let plans = compose::plans()?;
+    let plans = compose::plans_of(&card)?;
+    tracing::info!(rate_card = card.version(), "rate card loaded");
     let shared = match &db {
         Database::Sqlite { .. } => Some(system::open_stores(settings, POOL_PER_WORKER)?),
         Database::Postgres { .. } => None,

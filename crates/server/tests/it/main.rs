@@ -11,6 +11,7 @@
 mod cli;
 mod common;
 mod errors;
+mod http;
 mod price_on_plan;
 mod quote;
 mod scale;

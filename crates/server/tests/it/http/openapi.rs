@@ -1,0 +1,175 @@
+//! The OpenAPI 3.1 document and the reference page (contract section 0):
+//! served without a key, every operation with a schema and an example for
+//! its success answer and its body, bearer security on `/v1`; and
+//! `GET /v1/plans`.
+
+use actix_web::test::TestRequest;
+use serde_json::Value;
+use testkit::db::TestDb;
+
+use crate::http::{TestApp, get, send};
+
+/// Follows a `$ref` into `components.schemas`.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(r) => {
+            let name = r.strip_prefix("#/components/schemas/").unwrap();
+            let target = &doc["components"]["schemas"][name];
+            assert!(target.is_object(), "{r} does not resolve");
+            target
+        }
+        None => schema,
+    }
+}
+
+/// Whether a `content` map has a JSON schema and an example, on the media
+/// type or on the schema it refers to.
+fn documented(doc: &Value, content: &Value) -> bool {
+    let Some(media) = content.as_object() else {
+        return false;
+    };
+    media.values().any(|m| {
+        let schema = &m["schema"];
+        schema.is_object()
+            && (m.get("example").is_some()
+                || m["examples"].as_object().is_some_and(|e| !e.is_empty())
+                || resolve(doc, schema).get("example").is_some())
+    })
+}
+
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+crate::http_on_both!(the_document_is_served_and_complete);
+async fn the_document_is_served_and_complete(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let a = send(&svc, TestRequest::get().uri("/v1/openapi.json")).await;
+    assert_eq!(a.status, 200, "{:?}", a);
+    assert!(
+        a.header("content-type")
+            .unwrap()
+            .starts_with("application/json")
+    );
+    let doc = &a.body;
+    assert!(
+        doc["openapi"].as_str().unwrap().starts_with("3.1"),
+        "{}",
+        doc["openapi"]
+    );
+    assert!(doc["info"]["title"].is_string());
+    assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
+    let paths = doc["paths"].as_object().unwrap();
+    let mut operations = 0;
+    for (path, item) in paths {
+        for method in METHODS {
+            let Some(op) = item.get(method) else { continue };
+            operations += 1;
+            let at = format!("{method} {path}");
+            let responses = op["responses"].as_object().unwrap();
+            assert!(
+                responses
+                    .iter()
+                    .any(|(s, r)| s.starts_with('2') && documented(doc, &r["content"])),
+                "{at}: no documented 2xx answer"
+            );
+            for (status, r) in responses {
+                assert!(r["description"].is_string(), "{at} {status}");
+            }
+            if let Some(body) = op.get("requestBody") {
+                assert!(
+                    documented(doc, &body["content"]),
+                    "{at}: body lacks schema or example"
+                );
+            }
+            if path.starts_with("/v1/") {
+                let security = op["security"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{at}: no security"));
+                assert!(
+                    security.iter().any(|s| s.get("bearer").is_some()),
+                    "{at}: no bearer security"
+                );
+                assert!(responses.contains_key("401"), "{at}: no 401");
+            }
+        }
+    }
+    assert!(operations >= 8, "{operations}");
+    // The document served is the one the crate builds.
+    assert_eq!(doc, &serde_json::to_value(http_api::openapi()).unwrap());
+}
+
+#[test]
+fn the_document_lists_every_route() {
+    let doc = serde_json::to_value(http_api::openapi()).unwrap();
+    for (path, methods) in [
+        ("/v1/ping", &["get"][..]),
+        ("/v1/plans", &["get"]),
+        ("/v1/groups", &["get", "post"]),
+        ("/v1/groups/{groupId}", &["get", "patch"]),
+        ("/healthz", &["get"]),
+        ("/readyz", &["get"]),
+    ] {
+        for m in methods {
+            assert!(doc["paths"][path][m].is_object(), "{m} {path} is missing");
+        }
+    }
+    for path in ["/healthz", "/readyz"] {
+        assert!(
+            doc["paths"][path]["get"].get("security").is_none(),
+            "{path}"
+        );
+    }
+}
+
+crate::http_on_both!(the_reference_page_is_html);
+async fn the_reference_page_is_html(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let a = send(&svc, TestRequest::get().uri("/docs/")).await;
+    assert_eq!(a.status, 200);
+    assert!(
+        a.header("content-type").unwrap().starts_with("text/html"),
+        "{a:?}"
+    );
+    let html = String::from_utf8_lossy(&a.raw).to_lowercase();
+    assert!(
+        html.contains("<html") || html.contains("<!doctype html"),
+        "{html}"
+    );
+    // `/docs`, the name the contract gives, leads there.
+    let a = send(&svc, TestRequest::get().uri("/docs")).await;
+    assert_eq!(a.status, 308, "{a:?}");
+    assert_eq!(a.header("location"), Some("/docs/"));
+}
+
+crate::http_on_both!(plans_lists_both_versions);
+async fn plans_lists_both_versions(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, broker) = app.broker().await;
+    let (_, hr) = app.hr_platform().await;
+    let a = send(&svc, get("/v1/plans", &broker)).await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    let plans = a.body["plans"].as_array().unwrap();
+    let ids: Vec<&str> = plans.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["diamond", "value"]);
+    for p in plans {
+        assert!(p["name"].is_string());
+        assert!(
+            p["facts"]["member_oop_max_individual_cents"].is_i64(),
+            "{p}"
+        );
+        assert!(p["display_names"].is_array());
+    }
+    let b = send(&svc, get("/v1/plans", &hr)).await;
+    assert_eq!(b.status, 200);
+    assert!(
+        b.body["plans"][0]["facts"]["memberOopMaxIndividualCents"].is_i64(),
+        "{}",
+        b.body
+    );
+    assert!(b.body["plans"][0]["displayNames"].is_array());
+    // A key is needed.
+    let c = send(&svc, TestRequest::get().uri("/v1/plans")).await;
+    assert_eq!(c.status, 401);
+}
