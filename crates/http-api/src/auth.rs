@@ -11,7 +11,7 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
 use actix_web::middleware::Next;
-use actix_web::{FromRequest, HttpMessage as _, HttpRequest, ResponseError as _, web};
+use actix_web::{FromRequest, HttpMessage as _, HttpRequest, web};
 
 use domain::ports::now_secs;
 use domain::services::partners::{AuthError, Principal};
@@ -75,10 +75,6 @@ pub fn source_ip(req: &HttpRequest, config: &HttpConfig) -> Option<IpAddr> {
     )
 }
 
-fn reject(req: ServiceRequest, e: &ApiError) -> ServiceResponse<BoxBody> {
-    req.into_response(e.error_response())
-}
-
 /// The authentication middleware of the `/v1` scope.
 ///
 /// # Errors
@@ -88,21 +84,18 @@ pub async fn authenticate(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
-        return Ok(reject(
-            req,
-            &ApiError::internal("application state missing"),
-        ));
+        return Ok(ApiError::internal("application state missing").answer(req));
     };
     let principal = match state.partners.authenticate(bearer(&req)).await {
         Ok(p) => p,
         Err(AuthError::Unauthorized) => {
             let e = failed_auth(&state, req.request()).await;
-            return Ok(reject(req, &e));
+            return Ok(e.answer(req));
         }
         Err(AuthError::LiveModeDisabled) => {
-            return Ok(reject(req, &ApiError::live_mode_disabled()));
+            return Ok(ApiError::live_mode_disabled().answer(req));
         }
-        Err(AuthError::Store(e)) => return Ok(reject(req, &ApiError::from(e))),
+        Err(AuthError::Store(e)) => return Ok(ApiError::from(e).answer(req)),
     };
     let caller = Caller {
         style: Style::of(principal.partner.kind),
@@ -111,7 +104,7 @@ pub async fn authenticate(
     req.extensions_mut().insert(caller.clone());
     let policy = state.config.limits.requests();
     if let Err(e) = limits::charge(req.request(), &state, &caller, policy).await {
-        let mut res = reject(req, &e);
+        let mut res = e.answer(req);
         limits::add_headers(&mut res);
         return Ok(res);
     }

@@ -210,6 +210,16 @@ impl ApiError {
         e
     }
 
+    /// The answer to `req`, keeping the error (and its cause chain) on the
+    /// response for the log line.
+    #[must_use]
+    pub fn answer(
+        self,
+        req: actix_web::dev::ServiceRequest,
+    ) -> actix_web::dev::ServiceResponse<actix_web::body::BoxBody> {
+        req.into_response(HttpResponse::from_error(self))
+    }
+
     /// The machine-readable code.
     #[must_use]
     pub fn code(&self) -> &'static str {

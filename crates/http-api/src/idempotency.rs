@@ -81,10 +81,6 @@ pub fn canonical(bytes: &[u8]) -> Vec<u8> {
     }
 }
 
-fn respond(req: ServiceRequest, e: &ApiError) -> ServiceResponse<BoxBody> {
-    req.into_response(e.error_response())
-}
-
 /// The idempotency middleware of the `/v1` scope (inside authentication).
 ///
 /// # Errors
@@ -104,18 +100,18 @@ pub async fn idempotency(
         _ => {
             let e =
                 ApiError::invalid_field("Idempotency-Key", "must be 1 to 255 printable characters");
-            return Ok(respond(req, &e));
+            return Ok(e.answer(req));
         }
     };
     let (Some(state), Some(caller)) = (
         req.app_data::<web::Data<AppState>>().cloned(),
         req.extensions().get::<Caller>().cloned(),
     ) else {
-        return Ok(respond(req, &ApiError::unauthorized()));
+        return Ok(ApiError::unauthorized().answer(req));
     };
     let bytes = match req.extract::<web::Bytes>().await {
         Ok(b) => b,
-        Err(_) => return Ok(respond(req, &ApiError::too_large(MAX_BODY_BYTES))),
+        Err(_) => return Ok(ApiError::too_large(MAX_BODY_BYTES).answer(req)),
     };
     let route = match req.query_string() {
         "" => req.path().to_owned(),
@@ -131,18 +127,16 @@ pub async fn idempotency(
     let now = now_secs(state.clock.as_ref());
     let begin = match state.idempotency.begin(&scope, &request, now).await {
         Ok(b) => b,
-        Err(e) => return Ok(respond(req, &ApiError::from(ServiceError::from(e)))),
+        Err(e) => return Ok(ApiError::from(ServiceError::from(e)).answer(req)),
     };
     match begin {
         Begin::Replay(stored) => Ok(req.into_response(replay(&stored))),
-        Begin::Mismatch => Ok(respond(
-            req,
-            &ApiError::invalid_field(
-                "Idempotency-Key",
-                "was already used with another body, method or path",
-            ),
-        )),
-        Begin::InFlight => Ok(respond(req, &ApiError::idempotency_in_flight())),
+        Begin::Mismatch => Ok(ApiError::invalid_field(
+            "Idempotency-Key",
+            "was already used with another body, method or path",
+        )
+        .answer(req)),
+        Begin::InFlight => Ok(ApiError::idempotency_in_flight().answer(req)),
         Begin::Execute => {
             req.set_payload(Payload::from(bytes));
             let res = match next.call(req).await {

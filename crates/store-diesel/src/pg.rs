@@ -24,8 +24,9 @@ pub(crate) type Conn = AsyncPgConnection;
 pub(crate) type Store = PgStore;
 
 macro_rules! write_tx {
-    ($conn:expr, $body:expr) => {{
+    ($store:expr, $conn:expr, $body:expr) => {{
         use diesel_async::AsyncConnection as _;
+        let _ = &$store;
         $conn.transaction($body)
     }};
 }

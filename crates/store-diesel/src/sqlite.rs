@@ -27,8 +27,14 @@ pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection>;
 pub(crate) type Store = SqliteStore;
 
 macro_rules! write_tx {
-    ($conn:expr, $body:expr) => {
-        $conn.immediate_transaction($body)
+    ($store:expr, $conn:expr, $body:expr) => {
+        async {
+            // One writer at a time in this process: SQLite admits one
+            // anyway, and queueing here is fair and immediate, where its
+            // busy handler polls with sleeps of up to 100 ms.
+            let _writer = $store.writer.lock().await;
+            $conn.immediate_transaction($body).await
+        }
     };
 }
 
@@ -47,10 +53,12 @@ mod partners;
 #[path = "ops/quotes.rs"]
 mod quotes;
 
-/// Pragmas set on every connection: WAL for concurrent readers, a busy
-/// timeout instead of immediate `SQLITE_BUSY`, enforced foreign keys, and
+/// Pragmas set on every connection: a busy timeout instead of immediate
+/// `SQLITE_BUSY` (first, so that switching a new connection to WAL waits
+/// for a writer rather than failing), WAL for concurrent readers, enforced
+/// foreign keys, and
 /// full fsync so a committed write survives a crash or power loss.
-pub(crate) const PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+pub(crate) const PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
      PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;";
 
 /// The SQLite store.
@@ -58,6 +66,7 @@ pub(crate) const PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout
 pub struct SqliteStore {
     pool: Pool<Conn>,
     windows: Arc<Mutex<HashMap<String, (i64, u32)>>>,
+    writer: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl SqliteStore {
@@ -79,6 +88,7 @@ impl SqliteStore {
         Ok(Self {
             pool,
             windows: Arc::new(Mutex::new(HashMap::new())),
+            writer: Arc::new(tokio::sync::Mutex::new(())),
         })
     }
 

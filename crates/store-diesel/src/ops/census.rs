@@ -30,7 +30,7 @@ impl CensusStore for Store {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let gid = write.group_id.to_string();
-        Ok(write_tx!(conn, async |c: &mut Conn| {
+        Ok(write_tx!(self, conn, async |c: &mut Conn| {
             let group = lock_group(c, scope, &gid).await?;
             let existing: Vec<(String, Option<String>, Option<String>, i64)> = members::table
                 .filter(members::group_id.eq(&gid))

@@ -93,7 +93,7 @@ impl GroupStore for Store {
         let row = GroupRow::new(group)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        write_tx!(conn, async |c: &mut Conn| {
+        write_tx!(self, conn, async |c: &mut Conn| {
             if domain_held(c, &row.mode, &row.domain, &row.id).await? {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
             }
@@ -116,7 +116,7 @@ impl GroupStore for Store {
         let row = GroupRow::new(group)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        write_tx!(conn, async |c: &mut Conn| {
+        write_tx!(self, conn, async |c: &mut Conn| {
             let current = lock_group(c, scope, &row.id).await?;
             if current.domain != row.domain
                 && domain_held(c, &row.mode, &row.domain, &row.id).await?
@@ -152,7 +152,7 @@ impl GroupStore for Store {
     ) -> StoreResult<Group> {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        Ok(write_tx!(conn, async |c: &mut Conn| {
+        Ok(write_tx!(self, conn, async |c: &mut Conn| {
             let group = advance(c, scope, id.as_str(), status, company_state, now).await?;
             append_events(c, events, now.saturating_mul(1000)).await?;
             Ok::<_, TxError>(group)

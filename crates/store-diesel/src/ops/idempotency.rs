@@ -40,7 +40,7 @@ impl IdempotencyStore for Store {
         let mode = scope.mode.as_str();
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        Ok(write_tx!(conn, async |c: &mut Conn| {
+        Ok(write_tx!(self, conn, async |c: &mut Conn| {
             let key_filter = idem::table
                 .filter(idem::partner_id.eq(&partner))
                 .filter(idem::mode.eq(mode))

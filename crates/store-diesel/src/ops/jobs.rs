@@ -52,7 +52,7 @@ impl JobStore for Store {
         let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        let row = write_tx!(conn, async |c: &mut Conn| {
+        let row = write_tx!(self, conn, async |c: &mut Conn| {
             let Some(id) = claim_job_id(c, &kinds, now_ms).await? else {
                 return Ok(None);
             };
@@ -84,7 +84,7 @@ impl JobStore for Store {
             .saturating_mul(1000);
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        Ok(write_tx!(conn, async |c: &mut Conn| {
+        Ok(write_tx!(self, conn, async |c: &mut Conn| {
             // The claim holds while the job is running under this attempt;
             // on PostgreSQL the condition is re-checked after any lock wait,
             // so a supersede or a re-claim that commits first wins.
@@ -123,7 +123,7 @@ impl JobStore for Store {
             Some(at) => (JobState::Queued, Some(at)),
             None => (JobState::Failed, None),
         };
-        Ok(write_tx!(conn, async |c: &mut Conn| {
+        Ok(write_tx!(self, conn, async |c: &mut Conn| {
             let target = jobs::table
                 .filter(jobs::id.eq(id.as_str()))
                 .filter(jobs::state.eq(JobState::Running.as_str()))

@@ -39,8 +39,10 @@ impl OutboxStore for Store {
     async fn append(&self, list: &[NewEvent], now_ms: i64) -> StoreResult<()> {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        write_tx!(conn, async |c: &mut Conn| append_events(c, list, now_ms)
-            .await)
+        write_tx!(self, conn, async |c: &mut Conn| append_events(
+            c, list, now_ms
+        )
+        .await)
         .await?;
         Ok(())
     }
@@ -53,7 +55,7 @@ impl OutboxStore for Store {
     ) -> StoreResult<Vec<Event>> {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        let rows = write_tx!(conn, async |c: &mut Conn| {
+        let rows = write_tx!(self, conn, async |c: &mut Conn| {
             let ids = claim_event_ids(c, now_ms, i64::from(limit)).await?;
             if ids.is_empty() {
                 return Ok(Vec::new());

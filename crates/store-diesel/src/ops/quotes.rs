@@ -27,7 +27,7 @@ impl QuoteStore for Store {
         let row = QuoteRow::new(quote)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        write_tx!(conn, async |c: &mut Conn| {
+        write_tx!(self, conn, async |c: &mut Conn| {
             advance(
                 c,
                 &quote.scope,
@@ -78,7 +78,7 @@ impl QuoteStore for Store {
             .saturating_mul(1000);
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        write_tx!(conn, async |c: &mut Conn| {
+        write_tx!(self, conn, async |c: &mut Conn| {
             let n = diesel::update(
                 quotes::table
                     .filter(quotes::id.eq(id.as_str()))
@@ -138,7 +138,7 @@ impl QuoteStore for Store {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let scope = &enrollment.scope;
-        write_tx!(conn, async |c: &mut Conn| {
+        write_tx!(self, conn, async |c: &mut Conn| {
             let group = lock_group(c, scope, &row.group_id).await?;
             let quote_in_group: i64 = quotes::table
                 .filter(quotes::id.eq(&row.quote_id))
