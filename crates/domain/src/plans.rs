@@ -37,7 +37,7 @@ pub struct PlanInfo {
     pub description: String,
     /// Facts.
     pub facts: PlanFacts,
-    /// Asset URLs by name (`logo_url`, `summary_url`).
+    /// Display assets by name (`icon`, `color`, `badge_text`).
     pub assets: BTreeMap<String, String>,
     /// Disclaimers.
     pub disclaimers: Vec<String>,

@@ -30,7 +30,7 @@ fn is_json(req: &HttpRequest) -> bool {
 ///
 /// # Errors
 /// 400 `invalid_request` naming the content type, the syntax error, each
-/// unknown or read-only field, or the first field of a wrong type.
+/// unknown or read-only field, and each field of a wrong type.
 pub fn parse<T: DeserializeOwned>(
     req: &HttpRequest,
     bytes: &[u8],
@@ -53,23 +53,89 @@ pub fn parse<T: DeserializeOwned>(
         .filter(|f| value.get(**f).is_some())
         .map(|f| FieldError::new(*f, "is read-only"))
         .collect();
-    let mut unknown = Vec::new();
-    let mut on_unknown = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
-    let de = serde_ignored::Deserializer::new(value, &mut on_unknown);
-    let parsed: Result<T, _> = serde_path_to_error::deserialize(de);
-    errors.extend(
-        unknown
-            .into_iter()
-            .filter(|f| !read_only.contains(&f.as_str()))
-            .map(|f| FieldError::new(f, "is not a known field")),
-    );
-    match parsed {
-        Ok(v) if errors.is_empty() => Ok(v),
-        Ok(_) => Err(ApiError::invalid(errors)),
-        Err(e) => {
-            errors.push(type_error(&e));
-            Err(ApiError::invalid(errors))
+    // serde stops at the first wrong type; so that every unknown field and
+    // every wrong type is reported at once, the offending value is removed
+    // and the body deserialised again (a bounded number of times).
+    let mut value = value;
+    let mut removed: Vec<String> = Vec::new();
+    for _ in 0..MAX_PASSES {
+        let mut unknown = Vec::new();
+        let mut on_unknown = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
+        let de = serde_ignored::Deserializer::new(&value, &mut on_unknown);
+        let parsed: Result<T, _> = serde_path_to_error::deserialize(de);
+        let failure = match parsed {
+            Ok(v) => {
+                errors.extend(
+                    unknown
+                        .into_iter()
+                        .filter(|f| !read_only.contains(&f.as_str()))
+                        .map(|f| FieldError::new(f, "is not a known field")),
+                );
+                if errors.is_empty() {
+                    return Ok(v);
+                }
+                break;
+            }
+            Err(e) => e,
+        };
+        let error = type_error(&failure);
+        // A field removed after a type error is then missing: stop there.
+        let repeat = removed.contains(&error.field);
+        if !repeat {
+            errors.push(error);
         }
+        if repeat || !remove_at(&mut value, failure.path()) {
+            errors.extend(
+                unknown
+                    .into_iter()
+                    .filter(|f| !read_only.contains(&f.as_str()))
+                    .map(|f| FieldError::new(f, "is not a known field")),
+            );
+            break;
+        }
+        removed.push(error_path(failure.path()));
+    }
+    errors.sort_by(|a, b| a.field.cmp(&b.field));
+    errors.dedup_by(|a, b| a.field == b.field);
+    Err(ApiError::invalid(errors))
+}
+
+/// How often a body is deserialised again after removing a value of the
+/// wrong type.
+const MAX_PASSES: usize = 50;
+
+/// Removes the value at `path` (an object member; an array element is
+/// replaced by null). Whether something was removed.
+fn remove_at(value: &mut Value, path: &serde_path_to_error::Path) -> bool {
+    use serde_path_to_error::Segment;
+    let segments: Vec<&Segment> = path.iter().collect();
+    let Some((last, parents)) = segments.split_last() else {
+        return false;
+    };
+    let mut at = value;
+    for seg in parents {
+        let next = match seg {
+            Segment::Map { key } => at.get_mut(key.as_str()),
+            Segment::Seq { index } => at.get_mut(*index),
+            Segment::Enum { .. } | Segment::Unknown => None,
+        };
+        match next {
+            Some(v) => at = v,
+            None => return false,
+        }
+    }
+    match last {
+        Segment::Map { key } => at
+            .as_object_mut()
+            .is_some_and(|o| o.remove(key.as_str()).is_some()),
+        Segment::Seq { index } => match at.get_mut(*index) {
+            Some(v) if !v.is_null() => {
+                *v = Value::Null;
+                true
+            }
+            _ => false,
+        },
+        Segment::Enum { .. } | Segment::Unknown => false,
     }
 }
 
@@ -201,6 +267,22 @@ mod tests {
         assert_eq!(
             fields(r),
             ["address.zip: invalid type: integer `94103`, expected a string"]
+        );
+        // A wrong type does not hide other wrong types or unknown fields.
+        let r = parse(
+            &json_req(),
+            br#"{"company_name":5,"address":{"zip":1,"plus4":"x"},"zzz":1,"rows":[{"zip":2}]}"#,
+            &[],
+        );
+        assert_eq!(
+            fields(r),
+            [
+                "address.plus4: is not a known field",
+                "address.zip: invalid type: integer `1`, expected a string",
+                "company_name: invalid type: integer `5`, expected a string",
+                "rows[0].zip: invalid type: integer `2`, expected a string",
+                "zzz: is not a known field",
+            ]
         );
         let r = parse(&json_req(), br#"{"address":"#, &[]);
         assert!(

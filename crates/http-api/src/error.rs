@@ -33,12 +33,18 @@ pub struct ApiError {
     "details": [{"field": "domain", "message": "must be a lowercase domain name such as example.com"}]
 }))]
 pub struct ErrorBody {
-    /// Stable machine-readable code.
+    /// Stable machine-readable code: `invalid_request`, `unauthorized`,
+    /// `live_mode_disabled`, `forbidden`, `not_found`, `conflict`,
+    /// `rates_pending`, `quote_expired`, `census_required`,
+    /// `market_unavailable`, `rate_limited`, `server_error` or
+    /// `not_configured`.
+    #[schema(example = "invalid_request")]
     pub error: String,
     /// Human-readable message; its wording may change.
     pub message: String,
-    /// One entry per failing field (`invalid_request` only).
+    /// One entry per failing field (`invalid_request` only; absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub details: Option<Vec<Detail>>,
 }
 
@@ -138,11 +144,16 @@ impl ApiError {
     /// 405, reported as `invalid_request`.
     #[must_use]
     pub fn method_not_allowed(method: &str, path: &str) -> Self {
-        Self::new(
+        let mut e = Self::new(
             StatusCode::METHOD_NOT_ALLOWED,
             "invalid_request",
             format!("{method} is not allowed on {path}"),
-        )
+        );
+        e.details = Some(vec![FieldError::new(
+            "method",
+            "is not allowed on this path; see the Allow header",
+        )]);
+        e
     }
 
     /// 409 `conflict`.
@@ -217,7 +228,7 @@ impl ApiError {
         self,
         req: actix_web::dev::ServiceRequest,
     ) -> actix_web::dev::ServiceResponse<actix_web::body::BoxBody> {
-        req.into_response(HttpResponse::from_error(self))
+        req.error_response(self)
     }
 
     /// The machine-readable code.
@@ -266,6 +277,9 @@ impl ResponseError for ApiError {
         let mut res = HttpResponse::build(self.status);
         if let Some(secs) = self.retry_after {
             res.insert_header((header::RETRY_AFTER, HeaderValue::from(secs.max(1))));
+        }
+        if self.status == StatusCode::UNAUTHORIZED {
+            res.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
         res.extensions_mut().insert(Enveloped);
         res.json(self.body())

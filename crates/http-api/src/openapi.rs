@@ -50,6 +50,97 @@ impl Modify for Security {
     }
 }
 
+/// Adds the response headers every answer shares to each operation of
+/// `doc`: `Request-Id` everywhere; `RateLimit` and `RateLimit-Policy` on
+/// the authenticated (`/v1`) answers; `Retry-After` on 429 (and on the
+/// in-flight 409 of a POST or PUT); `Location` on 201; `Idempotent-Replay`
+/// on the answers of POST and PUT.
+pub fn add_common_headers(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+
+    let header = |description: &str, example: serde_json::Value, kind: Type| -> RefOr<_> {
+        HeaderBuilder::new()
+            .schema(Some(ObjectBuilder::new().schema_type(kind)))
+            .description(Some(description))
+            .example(Some(example))
+            .build()
+            .into()
+    };
+    for (path, item) in &mut doc.paths.paths {
+        let authenticated = path.starts_with("/v1/");
+        let ops = [
+            (false, item.get.as_mut()),
+            (true, item.post.as_mut()),
+            (true, item.put.as_mut()),
+            (false, item.patch.as_mut()),
+            (false, item.delete.as_mut()),
+        ];
+        for (keyed, op) in ops {
+            let Some(op) = op else { continue };
+            for (status, response) in &mut op.responses.responses {
+                let RefOr::T(response) = response else {
+                    continue;
+                };
+                let h = &mut response.headers;
+                h.insert(
+                    "Request-Id".to_owned(),
+                    header(
+                        "This request's id (`req_` + 12 hex); quote it to support.",
+                        serde_json::json!("req_4be0a19c77d2"),
+                        Type::String,
+                    ),
+                );
+                if authenticated && status != "401" {
+                    h.insert(
+                        "RateLimit-Policy".to_owned(),
+                        header(
+                            "The limits charged to this request (IETF structured fields).",
+                            serde_json::json!("\"requests\";q=120;w=60"),
+                            Type::String,
+                        ),
+                    );
+                    h.insert(
+                        "RateLimit".to_owned(),
+                        header(
+                            "Remaining requests and seconds until each window ends.",
+                            serde_json::json!("\"requests\";r=57;t=31"),
+                            Type::String,
+                        ),
+                    );
+                }
+                if status == "429" || (keyed && status == "409") {
+                    h.insert(
+                        "Retry-After".to_owned(),
+                        header(
+                            "Seconds to wait before retrying (at least 1).",
+                            serde_json::json!(31),
+                            Type::Integer,
+                        ),
+                    );
+                }
+                if status == "201" {
+                    h.insert(
+                        "Location".to_owned(),
+                        header(
+                            "The created resource.",
+                            serde_json::json!("/v1/groups/grp_8c1e4a2f9b3d"),
+                            Type::String,
+                        ),
+                    );
+                }
+                if keyed && !status.starts_with('5') && status != "429" {
+                    h.insert(
+                        "Idempotent-Replay".to_owned(),
+                        header("`true` when this is the stored answer to an earlier request with the same Idempotency-Key.", serde_json::json!("true"), Type::String),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The templated paths of the document and their methods.
 #[derive(Debug, Clone, Default)]
 pub struct RouteTable(Vec<(Vec<String>, Vec<String>)>);

@@ -322,10 +322,13 @@ pub fn describe(db: &Database) -> String {
     match db {
         Database::Sqlite { path } => format!("sqlite {path}"),
         Database::Postgres { url } => {
-            let host = url.rsplit_once('@').map_or(url.as_str(), |(_, h)| h);
-            let host = host
+            // Neither the user info (`user:password@`) nor the query
+            // (`?password=…`, `?sslkey=…`) is shown.
+            let rest = url
                 .trim_start_matches("postgres://")
                 .trim_start_matches("postgresql://");
+            let rest = rest.split('?').next().unwrap_or_default();
+            let host = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
             format!("postgres {host}")
         }
     }

@@ -86,7 +86,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Settings::from_process(cli.config.as_deref(), &flags)
     };
     match cli.command {
-        Command::Serve { listen, demo } => serve::run(&settings(listen)?, demo),
+        Command::Serve { listen, demo } => serve::run(&settings(listen)?, demo, cli.json),
         Command::Migrate => migrate::run(&settings(None)?, cli.json),
         Command::Price(args) => price::run(&args),
         Command::Partner(cmd) => operator::partner(&settings(None)?, &cmd, cli.json),

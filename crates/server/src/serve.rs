@@ -32,7 +32,7 @@ pub const DEMO_PARTNER: &str = "Demo Broker";
 /// # Errors
 /// A bad configuration, an unreachable database, a failed migration or a
 /// listen address that cannot be bound.
-pub fn run(settings: &Settings, demo: bool) -> anyhow::Result<()> {
+pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     init_logs();
     let card = compose::rate_card(settings)?;
     let db = settings.database.clone();
@@ -41,7 +41,7 @@ pub fn run(settings: &Settings, demo: bool) -> anyhow::Result<()> {
     let applied = setup.block_on(migrate::apply_async(&db))?;
     tracing::info!(database = %describe(&db), applied = applied.len(), "database ready");
     if demo {
-        setup.block_on(create_demo(settings, &ports))?;
+        setup.block_on(create_demo(settings, &ports, json))?;
     }
     // Connections opened on the setup runtime die with it.
     drop(setup);
@@ -74,7 +74,14 @@ pub fn run(settings: &Settings, demo: bool) -> anyhow::Result<()> {
         .bind(listen)
         .with_context(|| format!("cannot listen on {listen}"))?;
         for addr in server.addrs() {
-            println!("Listening on http://{addr} (API at /v1, reference at /docs)");
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"listening": format!("http://{addr}")})
+                );
+            } else {
+                println!("Listening on http://{addr} (API at /v1, reference at /docs)");
+            }
         }
         let _ = std::io::stdout().flush();
         server.run().await.context("the HTTP server failed")
@@ -83,27 +90,42 @@ pub fn run(settings: &Settings, demo: bool) -> anyhow::Result<()> {
 
 /// Creates the demo broker and its test key when the database has no
 /// partner yet, printing the key once; otherwise says where to find keys.
-async fn create_demo(settings: &Settings, ports: &Ports) -> anyhow::Result<()> {
+async fn create_demo(settings: &Settings, ports: &Ports, json: bool) -> anyhow::Result<()> {
     let stores = system::open_stores(settings, 2)?;
     let partners = system::partners(&stores, ports);
     if !partners.partners().await?.is_empty() {
-        println!(
-            "Demo: the database already has partners; no new key was created \
-             (list keys with `partner-api key list --partner PRT_ID`, re-display a test key with `partner-api key show KEY_ID`)."
-        );
+        if json {
+            println!("{}", serde_json::json!({"demo": "exists"}));
+        } else {
+            println!(
+                "Demo: the database already has partners; no new key was created \
+                 (list keys with `partner-api key list --partner PRT_ID`, re-display a test key with `partner-api key show KEY_ID`)."
+            );
+        }
         return Ok(());
     }
     let partner = partners
         .create_partner(DEMO_PARTNER, PartnerKind::Broker, None)
         .await?;
     let minted = partners.create_key(&partner.id, Mode::Test, false).await?;
-    println!("Demo partner: {} ({})", partner.id.as_str(), DEMO_PARTNER);
-    println!("Demo test key (shown once): {}", minted.key.expose());
-    println!(
-        "Try: curl -H \"Authorization: Bearer {}\" http://{}/v1/ping",
-        minted.key.expose(),
-        settings.listen
-    );
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "demo": "created",
+                "partner": {"id": partner.id.as_str(), "name": DEMO_PARTNER, "kind": "broker"},
+                "key_id": minted.record.id.as_str(),
+                "key": minted.key.expose(),
+            })
+        );
+    } else {
+        println!("Demo partner: {} ({})", partner.id.as_str(), DEMO_PARTNER);
+        println!("Demo test key (shown once): {}", minted.key.expose());
+        println!(
+            "Try: curl -H \"Authorization: Bearer $KEY\" http://{}/v1/ping   (KEY = the key above)",
+            settings.listen
+        );
+    }
     Ok(())
 }
 
@@ -115,6 +137,7 @@ fn init_logs() {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false);
     let json = std::env::var("PARTNER_API_LOG_FORMAT").is_ok_and(|v| v == "json");
     let _ = if json {

@@ -158,7 +158,7 @@ pub enum Database {
 
 /// Why a database URL is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("database_url must be sqlite://PATH or postgres://…, got {0:?}")]
+#[error("database_url must be sqlite://PATH (a file) or postgres://…, got a {0}: URL")]
 pub struct BadUrl(pub String);
 
 impl Database {
@@ -181,7 +181,12 @@ impl Database {
             .filter(|p| !p.is_empty() && !p.contains('?') && !p.contains(":memory:"));
         match path {
             Some(p) => Ok(Self::Sqlite { path: p.to_owned() }),
-            None => Err(BadUrl(url.to_owned())),
+            // Only the scheme is echoed: the rest may hold a password.
+            None => Err(BadUrl(
+                url.split_once(':')
+                    .map_or("", |(scheme, _)| scheme)
+                    .to_owned(),
+            )),
         }
     }
 

@@ -27,7 +27,7 @@ const LIST: &str = "groups";
 )]
 pub struct PageParams {
     /// Page size, 1 to 200 (default 50).
-    #[param(minimum = 1, maximum = 200, example = 50)]
+    #[param(minimum = 1, maximum = 200, default = 50, example = 50)]
     limit: Option<u32>,
     /// `next_cursor` of the previous page.
     cursor: Option<String>,
@@ -54,10 +54,10 @@ fn not_found(e: ApiError) -> ApiError {
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the same key and body within 24 hours replays the first answer")),
     responses(
         (status = 201, description = "The group", body = GroupOut),
-        (status = 400, description = "A field is invalid", body = ErrorBody,
+        (status = 400, description = "A field is invalid, or the Idempotency-Key was used with another body, method or path", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "domain: must be a lowercase domain name such as example.com",
                           "details": [{"field": "domain", "message": "must be a lowercase domain name such as example.com"}]})),
-        (status = 409, description = "An enrolled or active group of this mode holds the domain", body = ErrorBody,
+        (status = 409, description = "An enrolled or active group of this mode holds the domain, or a request with this Idempotency-Key is still executing (`Retry-After: 1`)", body = ErrorBody,
          example = json!({"error": "conflict", "message": "an enrolled group already exists for this domain"})),
         CommonErrors
     ),

@@ -150,9 +150,11 @@ pub struct GroupOut {
     pub census_member_count: u32,
     /// Provisioned company state: null until enrollment, then `sandbox`, then `prod`.
     pub company_state: Option<String>,
-    /// Creation time.
+    /// Creation time (RFC 3339 UTC, seconds).
+    #[schema(format = DateTime, example = "2026-11-21T13:14:00Z")]
     pub created_at: String,
-    /// Last change.
+    /// Last change (RFC 3339 UTC, seconds).
+    #[schema(format = DateTime, example = "2026-11-21T13:14:00Z")]
     pub updated_at: String,
 }
 

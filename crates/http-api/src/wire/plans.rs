@@ -44,7 +44,7 @@ pub struct Plan {
     pub facts: PlanFacts,
     /// Feature lines.
     pub features: Vec<PlanFeature>,
-    /// Asset URLs by name.
+    /// Display assets by name: `icon`, `color` (hex), `badge_text`.
     pub assets: BTreeMap<String, String>,
     /// Disclaimers.
     pub disclaimers: Vec<String>,
@@ -84,7 +84,7 @@ impl From<&PlanInfo> for Plan {
     "description": "Caps members' out-of-pocket costs at $1,700 individual / $3,400 family on top of the base HSA plan, with care navigation.",
     "facts": {"member_oop_max_individual_cents": 170000, "member_oop_max_family_cents": 340000, "hsa_eligible": true, "network": "The partner plan's network"},
     "features": [{"title": "Out-of-pocket cap", "description": "Members pay at most $1,700 a year individually and $3,400 as a family."}],
-    "assets": {"logo_url": "/static/plans/diamond/logo.svg", "summary_url": "/static/plans/diamond/summary.pdf"},
+    "assets": {"badge_text": "Diamond", "color": "#1F4E79", "icon": "diamond"},
     "disclaimers": ["Preliminary pricing; final pricing, eligibility and plan documents are confirmed during underwriting and onboarding."]
 }]}))]
 pub struct Plans {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use secrecy::ExposeSecret as _;
 
-use crate::config::{ConfigError, Overrides, Settings, Source};
+use crate::config::{ConfigError, Overrides, Settings, Source, describe};
+use store_diesel::Database;
 
 /// Loads with an optional file text (written to a temporary
 /// `partner-api.toml`), environment pairs and flags.
@@ -243,13 +244,13 @@ fn each_validation_names_the_key_and_the_source() {
             None,
             vec![],
             flags(None, Some("mysql://x")),
-            r#"database_url must be sqlite://PATH or postgres://…, got "mysql://x" (from flag --database-url)"#,
+            r#"database_url must be sqlite://PATH (a file) or postgres://…, got a mysql: URL (from flag --database-url)"#,
         ),
         (
             None,
             env("PARTNER_API_DATABASE_URL", "sqlite://:memory:"),
             none.clone(),
-            r#"database_url must be sqlite://PATH or postgres://…, got "sqlite://:memory:" (from environment variable PARTNER_API_DATABASE_URL)"#,
+            r#"database_url must be sqlite://PATH (a file) or postgres://…, got a sqlite: URL (from environment variable PARTNER_API_DATABASE_URL)"#,
         ),
         (
             Some("[rate_limits]\nrequests_per_minute = 0"),
@@ -379,4 +380,19 @@ fn sources_read_well() {
         "environment variable PARTNER_API_LISTEN"
     );
     assert_eq!(Source::Flag("--listen").to_string(), "flag --listen");
+}
+
+#[test]
+fn describe_hides_credentials() {
+    for (url, shown) in [
+        ("postgres://u:S3cret@h:5432/db", "postgres h:5432/db"),
+        ("postgres://h:1/db?password=S3cret", "postgres h:1/db"),
+        (
+            "postgresql://u@h/db?sslmode=require&password=x",
+            "postgres h/db",
+        ),
+    ] {
+        let db = Database::parse(url).unwrap();
+        assert_eq!(describe(&db), shown);
+    }
 }

@@ -177,7 +177,7 @@ fn migrate_refuses_a_bad_url_in_one_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("error: database_url must be sqlite://PATH or postgres://"),
+        err.starts_with("error: database_url must be sqlite://PATH (a file) or postgres://"),
         "{err}"
     );
 }

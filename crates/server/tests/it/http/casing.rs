@@ -25,15 +25,7 @@ fn keys(v: &Value, at: &str, out: &mut Vec<String>) {
 
 /// `group_body` in camelCase.
 fn camel_body(domain: &str) -> Value {
-    json!({
-        "companyName": "Acme Manufacturing",
-        "domain": domain,
-        "externalId": "crm-4411",
-        "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"},
-        "contact": {"name": "Dana Lee", "email": "dana@acme-mfg.com", "title": "HR Director"},
-        "currentCoverage": {"planType": "fully_insured", "carrier": "Blue Plan",
-                            "pepmCents": 78000, "renewalDate": "2027-01-01"}
-    })
+    http_api::casing::to_style(group_body(domain), http_api::casing::Style::Camel)
 }
 
 crate::http_on_both!(brokers_get_snake_case);
