@@ -53,6 +53,19 @@ pub trait Entropy: Send + Sync {
     fn fill(&self, buf: &mut [u8]);
 }
 
+/// Puts the millisecond within the second of `now_ms` in the first 12 bits
+/// (three hex characters, `000`–`3e7`) of six random bytes, keeping 36
+/// random bits. Lists are ordered by `(created_at, id)` with `created_at`
+/// in whole seconds, so such ids keep items created in the same second in
+/// creation order (newest first) instead of a random one.
+#[must_use]
+pub fn time_ordered(bytes: [u8; 6], now_ms: i64) -> [u8; 6] {
+    let ms = u16::try_from(now_ms.rem_euclid(1000)).unwrap_or(0);
+    let [hi, lo] = (ms << 4).to_be_bytes();
+    let [_, b1, c, d, e, f] = bytes;
+    [hi, lo | (b1 & 0x0f), c, d, e, f]
+}
+
 /// Makes ids and keys from an [`Entropy`] source.
 pub struct Minter<'a> {
     entropy: &'a dyn Entropy,
@@ -75,6 +88,13 @@ impl<'a> Minter<'a> {
     #[must_use]
     pub fn group_id(&self) -> GroupId {
         GroupId::from_bytes(self.bytes())
+    }
+
+    /// A new group id that sorts after the ids of groups created earlier in
+    /// the same second: see [`time_ordered`].
+    #[must_use]
+    pub fn group_id_at(&self, now_ms: i64) -> GroupId {
+        GroupId::from_bytes(time_ordered(self.bytes(), now_ms))
     }
 
     /// A new member id.
@@ -186,6 +206,31 @@ mod tests {
         let _ = m.partner_id();
         let _ = m.event_id();
         let _ = m.api_key(Mode::Test);
+    }
+
+    #[test]
+    fn time_ordered_ids_sort_by_millisecond_within_a_second() {
+        let ids: Vec<String> = [7, 8, 120, 999]
+            .into_iter()
+            .map(|ms| {
+                GroupId::from_bytes(time_ordered([0xff; 6], 1_795_000_000_000 + ms))
+                    .as_str()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "grp_007fffffffff",
+                "grp_008fffffffff",
+                "grp_078fffffffff",
+                "grp_3e7fffffffff"
+            ]
+        );
+        assert_eq!(
+            GroupId::from_bytes(time_ordered([0; 6], 1_795_000_000_999)).as_str(),
+            "grp_3e7000000000"
+        );
     }
 
     #[test]

@@ -42,10 +42,11 @@ impl Groups {
         // Validate before any port is touched; the group is then built once
         // and only its id changes between attempts.
         fields.validate(true)?;
-        let now = now_secs(self.clock.as_ref());
+        let now_ms = self.clock.now_ms();
+        let now = now_ms.div_euclid(1000);
         let minter = Minter::new(self.entropy.as_ref());
         let template = Group::create(
-            minter.group_id(),
+            minter.group_id_at(now_ms),
             scope.partner.clone(),
             scope.mode,
             fields,
@@ -55,7 +56,7 @@ impl Groups {
         with_fresh_id(|| {
             let mut group = template.clone();
             if !std::mem::take(&mut first) {
-                group.id = minter.group_id();
+                group.id = minter.group_id_at(now_ms);
             }
             let store = Arc::clone(&self.store);
             async move {

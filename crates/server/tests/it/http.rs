@@ -68,6 +68,11 @@ impl ManualClock {
         self.0.fetch_add(secs * 1000, Ordering::SeqCst);
     }
 
+    /// Moves the clock `ms` milliseconds forward.
+    pub fn advance_ms(&self, ms: i64) {
+        self.0.fetch_add(ms, Ordering::SeqCst);
+    }
+
     /// Now, in whole seconds.
     pub fn secs(&self) -> i64 {
         self.0.load(Ordering::SeqCst).div_euclid(1000)

@@ -125,7 +125,7 @@ async fn create_stores_a_created_group_of_the_scope_at_the_clock_time() {
 
     let g = svc.create(&scope(), create_fields()).await.unwrap();
 
-    assert_eq!(g.id.as_str(), "grp_000102030405");
+    assert_eq!(g.id.as_str(), "grp_315102030405");
     assert_eq!(g.partner_id, scope().partner);
     assert_eq!(g.mode, Mode::Live);
     assert_eq!(g.status, GroupStatus::Created);
@@ -255,19 +255,19 @@ async fn create_retries_an_id_collision_with_a_fresh_id() {
     let mut store = MockGroupStore::new();
     store
         .expect_insert_group()
-        .withf(|g| g.id.as_str() == "grp_000102030405")
+        .withf(|g| g.id.as_str() == "grp_315102030405")
         .times(1)
         .in_sequence(&mut seq)
         .returning(|_| Err(StoreError::Conflict(Conflict::IdTaken)));
     store
         .expect_insert_group()
-        .withf(|g| g.id.as_str() == "grp_060708090a0b" && g.created_at == NOW)
+        .withf(|g| g.id.as_str() == "grp_315708090a0b" && g.created_at == NOW)
         .times(1)
         .in_sequence(&mut seq)
         .returning(|_| Ok(()));
     let svc = service(store, clock(), counting_entropy());
     let g = svc.create(&scope(), create_fields()).await.unwrap();
-    assert_eq!(g.id.as_str(), "grp_060708090a0b");
+    assert_eq!(g.id.as_str(), "grp_315708090a0b");
 }
 
 #[tokio::test]
@@ -289,7 +289,7 @@ async fn create_gives_up_after_three_colliding_ids() {
     let ids: Vec<&str> = tried.iter().map(GroupId::as_str).collect();
     assert_eq!(
         ids,
-        vec!["grp_000102030405", "grp_060708090a0b", "grp_0c0d0e0f1011"]
+        vec!["grp_315102030405", "grp_315708090a0b", "grp_315d0e0f1011"]
     );
 }
 

@@ -84,6 +84,48 @@ async fn pages_walk_newest_first_and_stay_stable(db: TestDb) {
     assert_eq!(max.status, 200);
 }
 
+crate::http_on_both!(groups_of_one_second_are_listed_newest_first);
+async fn groups_of_one_second_are_listed_newest_first(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let mut created = Vec::new();
+    for (i, step_ms) in [3, 1, 250, 1, 600].into_iter().enumerate() {
+        app.clock.advance_ms(step_ms);
+        let body =
+            json!({"company_name": format!("Same second {i}"), "domain": format!("s{i}.com")});
+        created.push(
+            create_group(&svc, &key, &body).await["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    let first = send(&svc, get("/v1/groups?limit=3", &key)).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let second = send(
+        &svc,
+        get(
+            &format!("/v1/groups?limit=3&cursor={}", next(&first).unwrap()),
+            &key,
+        ),
+    )
+    .await;
+    let listed: Vec<String> = ids(&first).into_iter().chain(ids(&second)).collect();
+    created.reverse();
+    assert_eq!(listed, created);
+    let stamps: Vec<&str> = first.body["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["created_at"].as_str().unwrap())
+        .collect();
+    assert!(
+        stamps.iter().all(|s| *s == "2026-11-21T13:14:00Z"),
+        "{stamps:?}"
+    );
+}
+
 crate::http_on_both!(bad_limits_and_cursors_are_refused);
 async fn bad_limits_and_cursors_are_refused(db: TestDb) {
     let app = TestApp::new(db);
