@@ -1,6 +1,7 @@
 //! `partner-api price`: prices a census from JSON files with the built-in
 //! rate card and prints the engine's result as JSON (money in integer cents).
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -129,8 +130,13 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
         };
         serde_json::to_value(pricing_core::quote(&census.members, ctx, req).map_err(explain)?)?
     };
-    println!("{}", serde_json::to_string_pretty(&out)?);
-    Ok(())
+    let text = serde_json::to_string_pretty(&out)?;
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        // A reader that stopped early (`| head`) is not a failure.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 fn explain(e: PricingError) -> anyhow::Error {
