@@ -4,13 +4,12 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
 use domain::api_key::{ApiKey, KeyRecord};
 use domain::ids::KeyId;
 use domain::partner::Partner;
 use domain::services::partners::MintedKey;
+use http_api::wire::timestamp;
 
 /// One command's answer.
 #[derive(Debug)]
@@ -40,13 +39,6 @@ fn wire<T: Serialize>(value: &T) -> String {
 }
 
 /// Unix seconds as RFC 3339 UTC (`2026-11-21T13:14:00Z`).
-fn rfc3339(secs: i64) -> String {
-    OffsetDateTime::from_unix_timestamp(secs)
-        .ok()
-        .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_else(|| secs.to_string())
-}
-
 fn partner_json(p: &Partner) -> Value {
     serde_json::to_value(p).unwrap_or(Value::Null)
 }
@@ -126,9 +118,9 @@ fn key_json(k: &KeyRecord) -> Value {
         "partner_id": k.partner_id.as_str(),
         "mode": k.mode.as_str(),
         "prefix": k.prefix,
-        "created_at": rfc3339(k.created_at),
+        "created_at": timestamp(k.created_at),
         "revoked": !k.is_active(),
-        "revoked_at": k.revoked_at.map(rfc3339),
+        "revoked_at": k.revoked_at.map(timestamp),
     })
 }
 
@@ -177,8 +169,8 @@ pub(crate) fn key_list(keys: &[KeyRecord]) -> Output {
                 k.id.as_str(),
                 k.prefix,
                 k.mode.as_str(),
-                rfc3339(k.created_at),
-                k.revoked_at.map_or_else(|| "-".to_owned(), rfc3339)
+                timestamp(k.created_at),
+                k.revoked_at.map_or_else(|| "-".to_owned(), timestamp)
             )
         }));
         lines.join("\n")
