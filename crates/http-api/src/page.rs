@@ -24,8 +24,8 @@ pub fn request(req: &HttpRequest, list: &str) -> Result<PageRequest, ApiError> {
         }
     }
     PageRequest::parse(list, limit.as_deref(), cursor.as_deref()).map_err(|e| match e {
-        PageError::Limit => ApiError::invalid_field("limit", &e.to_string()),
-        PageError::Cursor => ApiError::invalid_field("cursor", &e.to_string()),
+        PageError::Limit => ApiError::invalid_field("limit", "must be an integer from 1 to 200"),
+        PageError::Cursor => ApiError::invalid_field("cursor", "is not a cursor of this list"),
     })
 }
 

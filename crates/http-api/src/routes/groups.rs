@@ -89,8 +89,8 @@ pub async fn create_group(
     responses(
         (status = 200, description = "A page of groups", body = GroupList),
         (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
-         example = json!({"error": "invalid_request", "message": "limit: limit must be an integer from 1 to 200",
-                          "details": [{"field": "limit", "message": "limit must be an integer from 1 to 200"}]})),
+         example = json!({"error": "invalid_request", "message": "limit: must be an integer from 1 to 200",
+                          "details": [{"field": "limit", "message": "must be an integer from 1 to 200"}]})),
         CommonErrors
     ),
     security(("bearer" = []))
