@@ -25,17 +25,12 @@ fn is_json(req: &HttpRequest) -> bool {
         .is_some_and(|m| m == "application/json" || m.ends_with("+json"))
 }
 
-/// Parses a JSON body into `T`, accepting snake_case or camelCase keys.
-/// Top-level `read_only` fields are refused as such rather than as unknown.
+/// Reads a JSON object body with every key in snake_case.
 ///
 /// # Errors
-/// 400 `invalid_request` naming the content type, the syntax error, each
-/// unknown or read-only field, and each field of a wrong type.
-pub fn parse<T: DeserializeOwned>(
-    req: &HttpRequest,
-    bytes: &[u8],
-    read_only: &[&str],
-) -> Result<T, ApiError> {
+/// 400 `invalid_request` naming the content type, the syntax error, a
+/// non-object body, or a field sent in both styles.
+pub fn object(req: &HttpRequest, bytes: &[u8]) -> Result<Value, ApiError> {
     if !is_json(req) {
         return Err(ApiError::invalid_field(
             "Content-Type",
@@ -47,7 +42,82 @@ pub fn parse<T: DeserializeOwned>(
     if !value.is_object() {
         return Err(ApiError::invalid_field("body", "must be a JSON object"));
     }
-    let value = casing::normalize(value).map_err(ApiError::invalid)?;
+    casing::normalize(value).map_err(ApiError::invalid)
+}
+
+/// Parses the rows of an array payload one by one, so that a bad row is
+/// that row's errors (with its `index`) and not the whole request's.
+/// `known` names the fields of a row and `nested` the fields of the
+/// objects in each row's array field (e.g. `dependents`); other fields are
+/// errors. Field paths are `{prefix}[{i}].{field}`.
+pub fn rows<T: DeserializeOwned>(
+    prefix: &str,
+    items: Vec<Value>,
+    known: &[&str],
+    nested: (&str, &[&str]),
+) -> Vec<Result<T, Vec<FieldError>>> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let at = |field: &str| FieldError {
+                field: format!("{prefix}[{index}]{field}"),
+                message: String::new(),
+                index: Some(index),
+            };
+            let Value::Object(map) = &item else {
+                let mut e = at("");
+                e.message = "must be an object".to_owned();
+                return Err(vec![e]);
+            };
+            let mut errors = Vec::new();
+            for key in map.keys().filter(|k| !known.contains(&k.as_str())) {
+                let mut e = at(&format!(".{key}"));
+                e.message = "is not a known field".to_owned();
+                errors.push(e);
+            }
+            if let Some(Value::Array(children)) = map.get(nested.0) {
+                for (j, child) in children.iter().enumerate() {
+                    let Value::Object(child) = child else {
+                        continue;
+                    };
+                    for key in child.keys().filter(|k| !nested.1.contains(&k.as_str())) {
+                        let mut e = at(&format!(".{}[{j}].{key}", nested.0));
+                        e.message = "is not a known field".to_owned();
+                        errors.push(e);
+                    }
+                }
+            }
+            if !errors.is_empty() {
+                return Err(errors);
+            }
+            serde_path_to_error::deserialize::<_, T>(item).map_err(|e| {
+                let f = type_error(&e);
+                let field = if f.field == "body" {
+                    String::new()
+                } else {
+                    format!(".{}", f.field)
+                };
+                let mut e = at(&field);
+                e.message = f.message;
+                vec![e]
+            })
+        })
+        .collect()
+}
+
+/// Parses a JSON body into `T`, accepting snake_case or camelCase keys.
+/// Top-level `read_only` fields are refused as such rather than as unknown.
+///
+/// # Errors
+/// 400 `invalid_request` naming the content type, the syntax error, each
+/// unknown or read-only field, and each field of a wrong type.
+pub fn parse<T: DeserializeOwned>(
+    req: &HttpRequest,
+    bytes: &[u8],
+    read_only: &[&str],
+) -> Result<T, ApiError> {
+    let value = object(req, bytes)?;
     let mut errors: Vec<FieldError> = read_only
         .iter()
         .filter(|f| value.get(**f).is_some())

@@ -55,7 +55,9 @@ where
                 .service(routes::groups::create_group)
                 .service(routes::groups::list_groups)
                 .service(routes::groups::get_group)
-                .service(routes::groups::update_group),
+                .service(routes::groups::update_group)
+                .service(routes::census::replace_census)
+                .service(routes::census::get_census),
         )
 }
 

@@ -26,6 +26,7 @@ use crate::error::{ApiError, Detail, ErrorBody};
         (name = "Integration", description = "Key checks"),
         (name = "Plans", description = "The service's plan versions"),
         (name = "Groups", description = "Employer groups"),
+        (name = "Census", description = "A group's employee census"),
         (name = "Operations", description = "Liveness and readiness, outside /v1 and unauthenticated")
     )
 )]

@@ -2,6 +2,7 @@
 //! OpenAPI document; `utoipa-actix-web` collects them as they are
 //! registered, so a route cannot exist without its schema.
 
+pub mod census;
 pub mod groups;
 pub mod health;
 pub mod ping;

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use domain::ports::{Clock, Entropy};
 use domain::rate_limit::Policy;
+use domain::services::census::Census;
 use domain::services::groups::Groups;
 use domain::services::partners::Partners;
-use domain::store::{Health, IdempotencyStore, RateLimitStore};
+use domain::store::{CensusStore, Health, IdempotencyStore, RateLimitStore};
 
 use crate::wire::plans::Plan;
 
@@ -79,6 +80,10 @@ pub struct AppState {
     pub partners: Partners,
     /// Employer groups.
     pub groups: Groups,
+    /// Census writes.
+    pub census: Census,
+    /// Census reads (pages of stored members).
+    pub census_store: Arc<dyn CensusStore>,
     /// Idempotency records.
     pub idempotency: Arc<dyn IdempotencyStore>,
     /// Rate-limit counters.

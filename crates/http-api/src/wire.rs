@@ -3,6 +3,7 @@
 //! its OpenAPI schema and example. Domain types never reach the wire
 //! directly.
 
+pub mod census;
 pub mod groups;
 pub mod ping;
 pub mod plans;

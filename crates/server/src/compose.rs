@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use domain::services::census::Census;
 use domain::services::groups::Groups;
 use http_api::wire::plans::Plan;
 use http_api::{AppState, HttpConfig, Limits};
@@ -86,6 +87,13 @@ pub fn app_state(
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
         ),
+        census: Census::new(
+            Arc::clone(&stores.census),
+            Arc::clone(&stores.groups),
+            Arc::clone(&ports.clock),
+            Arc::clone(&ports.entropy),
+        ),
+        census_store: Arc::clone(&stores.census),
         idempotency: Arc::clone(&stores.idempotency),
         rate_limits: Arc::clone(&stores.rate_limits),
         health: Arc::clone(&stores.health),

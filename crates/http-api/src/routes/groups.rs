@@ -18,19 +18,16 @@ use crate::wire::groups::{GroupInput, GroupList, GroupOut, READ_ONLY};
 /// The list name bound into this list's cursors.
 const LIST: &str = "groups";
 
-/// Pagination query parameters.
+/// Pagination query parameters (documentation: the query itself is
+/// parsed by [`crate::page`]).
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
-#[expect(
-    dead_code,
-    reason = "documentation only: the query is parsed by crate::page"
-)]
 pub struct PageParams {
     /// Page size, 1 to 200 (default 50).
     #[param(minimum = 1, maximum = 200, default = 50, example = 50)]
-    limit: Option<u32>,
+    pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
-    cursor: Option<String>,
+    pub cursor: Option<String>,
 }
 
 /// A group id from the path; anything malformed is simply not found.

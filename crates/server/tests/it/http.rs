@@ -10,6 +10,7 @@
 
 mod auth;
 mod casing;
+mod census;
 mod envelope;
 mod groups;
 mod idempotency;
@@ -317,6 +318,11 @@ pub fn json(method: actix_web::http::Method, path: &str, key: &str, body: &Value
 /// `POST path` with `key` and a JSON body.
 pub fn post(path: &str, key: &str, body: &Value) -> TestRequest {
     json(Method::POST, path, key, body)
+}
+
+/// `PUT path` with `key` and a JSON body.
+pub fn put(path: &str, key: &str, body: &Value) -> TestRequest {
+    json(Method::PUT, path, key, body)
 }
 
 /// `PATCH path` with `key` and a JSON body.

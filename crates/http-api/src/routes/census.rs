@@ -1,0 +1,201 @@
+//! The census: `PUT /groups/{groupId}/census` (replace, per-row errors,
+//! dry run) and `GET /groups/{groupId}/census` (paginated).
+
+use actix_web::{HttpRequest, get, put, web};
+use serde_json::Value;
+
+use domain::census::StoredMember;
+use domain::ids::GroupId;
+use domain::partner::PartnerKind;
+use domain::services::census::ROWS;
+use pricing_core::census::{CensusMember, CensusRules};
+
+use crate::auth::Caller;
+use crate::body;
+use crate::error::{ApiError, Detail, ErrorBody};
+use crate::limits;
+use crate::page;
+use crate::reply::Reply;
+use crate::routes::CommonErrors;
+use crate::state::AppState;
+use crate::wire::census::{CensusInput, CensusPage, CensusResult, DEPENDENT_FIELDS, MEMBER_FIELDS};
+use crate::wire::timestamp;
+
+fn group_id(raw: &str) -> Result<GroupId, ApiError> {
+    GroupId::parse(raw).map_err(|_| ApiError::not_found("no such group in this mode"))
+}
+
+fn not_found(e: ApiError) -> ApiError {
+    if e.code() == "not_found" {
+        ApiError::not_found("no such group in this mode")
+    } else {
+        e
+    }
+}
+
+/// Whether `?dry_run=true` was sent.
+fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
+    let mut dry = false;
+    for pair in req.query_string().split('&').filter(|p| !p.is_empty()) {
+        if let Some(v) = pair.strip_prefix("dry_run=") {
+            dry = match v {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    return Err(ApiError::invalid_field("dry_run", "must be true or false"));
+                }
+            };
+        }
+    }
+    Ok(dry)
+}
+
+/// Replace the group's census.
+#[utoipa::path(
+    tag = "Census",
+    operation_id = "replace_census",
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        ("dry_run" = Option<bool>, Query, description = "Validate and answer as a real write would, changing nothing"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = CensusInput,
+    responses(
+        (status = 200, description = "Valid rows applied, invalid rows listed by index", body = CensusResult),
+        (status = 400, description = "No row is valid (nothing applied), or the body is malformed", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "members[0].zip: is required",
+                          "details": [{"field": "members[0].zip", "message": "is required", "index": 0}]})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[put("/groups/{groupId}/census")]
+pub async fn replace_census(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    let dry = dry_run(&req)?;
+    if !dry {
+        limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
+    }
+    let mut value = body::object(&req, &bytes)?;
+    let Some(map) = value.as_object_mut() else {
+        return Err(ApiError::invalid_field("body", "must be a JSON object"));
+    };
+    let mut errors: Vec<_> = map
+        .keys()
+        .filter(|k| k.as_str() != ROWS)
+        .map(|k| domain::error::FieldError::new(k.clone(), "is not a known field"))
+        .collect();
+    let items = match map.remove(ROWS) {
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            errors.push(domain::error::FieldError::new(
+                ROWS,
+                "must be an array of members",
+            ));
+            Vec::new()
+        }
+        None => {
+            errors.push(domain::error::FieldError::new(ROWS, "is required"));
+            Vec::new()
+        }
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let rows =
+        body::rows::<CensusMember>(ROWS, items, MEMBER_FIELDS, ("dependents", DEPENDENT_FIELDS));
+    let rules = CensusRules {
+        require_dob: caller.principal.partner.kind == PartnerKind::Broker,
+    };
+    let result = state
+        .census
+        .replace(&caller.principal.scope(), &id, rows, rules, dry)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    Reply::ok(&CensusResult {
+        group_id: result.group_id.as_str().to_owned(),
+        received: result.received,
+        accepted: result.accepted,
+        member_count: result.member_count,
+        errors: result
+            .errors
+            .into_iter()
+            .map(|e| Detail {
+                field: e.field,
+                message: e.message,
+                index: e.index,
+            })
+            .collect(),
+        rates: "pending".to_owned(),
+    })
+}
+
+/// The member as the partner sent it, with its id.
+fn member_json(m: &StoredMember) -> Result<Value, ApiError> {
+    let mut v = serde_json::to_value(&m.member).map_err(ApiError::internal)?;
+    if let Value::Object(map) = &mut v {
+        map.insert("id".to_owned(), Value::String(m.id.as_str().to_owned()));
+    }
+    Ok(v)
+}
+
+/// Read the group's census, a page at a time.
+#[utoipa::path(
+    tag = "Census",
+    operation_id = "get_census",
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        crate::routes::groups::PageParams
+    ),
+    responses(
+        (status = 200, description = "A page of members", body = CensusPage),
+        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "cursor: is not a cursor of this list",
+                          "details": [{"field": "cursor", "message": "is not a cursor of this list"}]})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/groups/{groupId}/census")]
+pub async fn get_census(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    let list = format!("census:{}", id.as_str());
+    let request = page::request(&req, &list)?;
+    let scope = caller.principal.scope();
+    let group = state
+        .groups
+        .get(&scope, &id)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    let members = state
+        .census_store
+        .census_page(&scope, &id, &request)
+        .await
+        .map_err(|e| not_found(domain::services::ServiceError::from(e).into()))?;
+    Reply::ok(&CensusPage {
+        group_id: group.id.as_str().to_owned(),
+        member_count: group.census_member_count,
+        updated_at: timestamp(group.updated_at),
+        next_cursor: page::next_cursor(&list, &members),
+        members: members
+            .items
+            .iter()
+            .map(member_json)
+            .collect::<Result<_, _>>()?,
+    })
+}
