@@ -14,6 +14,7 @@
 pub mod auth;
 pub mod body;
 pub mod casing;
+pub mod census_csv;
 pub mod error;
 pub mod idempotency;
 pub mod limits;

@@ -5,13 +5,16 @@ use actix_web::{HttpRequest, get, put, web};
 use serde_json::Value;
 
 use domain::census::StoredMember;
+use domain::error::FieldError;
 use domain::ids::GroupId;
 use domain::partner::PartnerKind;
-use domain::services::census::ROWS;
+use domain::services::ServiceError;
+use domain::services::census::{ROWS, RowInput};
 use pricing_core::census::{CensusMember, CensusRules};
 
 use crate::auth::Caller;
 use crate::body;
+use crate::census_csv;
 use crate::error::{ApiError, Detail, ErrorBody};
 use crate::limits;
 use crate::page;
@@ -50,6 +53,49 @@ fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
     Ok(dry)
 }
 
+/// Whether the body is CSV.
+fn is_csv(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("text/csv"))
+}
+
+/// The `members` array of a JSON body; any other top-level field, or a
+/// missing or non-array `members`, is a 400.
+fn members(req: &HttpRequest, bytes: &[u8]) -> Result<Vec<Value>, ApiError> {
+    let mut value = body::object(req, bytes)?;
+    let Some(map) = value.as_object_mut() else {
+        return Err(ApiError::invalid_field("body", "must be a JSON object"));
+    };
+    let mut errors: Vec<FieldError> = map
+        .keys()
+        .filter(|k| k.as_str() != ROWS)
+        .map(|k| FieldError::new(k.clone(), "is not a known field"))
+        .collect();
+    let items = match map.remove(ROWS) {
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            errors.push(FieldError::new(ROWS, "must be an array of members"));
+            Vec::new()
+        }
+        None => {
+            errors.push(FieldError::new(ROWS, "is required"));
+            Vec::new()
+        }
+    };
+    if errors.is_empty() {
+        Ok(items)
+    } else {
+        Err(ApiError::invalid(errors))
+    }
+}
+
+fn json_rows(items: Vec<Value>) -> Vec<RowInput> {
+    body::rows::<CensusMember>(ROWS, items, MEMBER_FIELDS, ("dependents", DEPENDENT_FIELDS))
+}
+
 /// Replace the group's census.
 #[utoipa::path(
     tag = "Census",
@@ -59,7 +105,10 @@ fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
         ("dry_run" = Option<bool>, Query, description = "Validate and answer as a real write would, changing nothing"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
     ),
-    request_body = CensusInput,
+    request_body(content(
+        (CensusInput = "application/json"),
+        (String = "text/csv", example = "external_id,first_name,last_name,dob,zip,relationship,employee_external_id\nE-1001,Ana,Diaz,1988-04-12,60601,,\n,Leo,Diaz,2016-09-30,,child,E-1001\n")
+    )),
     responses(
         (status = 200, description = "Valid rows applied, invalid rows listed by index", body = CensusResult),
         (status = 400, description = "No row is valid (nothing applied), or the body is malformed", body = ErrorBody,
@@ -84,49 +133,66 @@ pub async fn replace_census(
     if !dry {
         limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
     }
-    let mut value = body::object(&req, &bytes)?;
-    let Some(map) = value.as_object_mut() else {
-        return Err(ApiError::invalid_field("body", "must be a JSON object"));
-    };
-    let mut errors: Vec<_> = map
-        .keys()
-        .filter(|k| k.as_str() != ROWS)
-        .map(|k| domain::error::FieldError::new(k.clone(), "is not a known field"))
-        .collect();
-    let items = match map.remove(ROWS) {
-        Some(Value::Array(items)) => items,
-        Some(_) => {
-            errors.push(domain::error::FieldError::new(
-                ROWS,
-                "must be an array of members",
-            ));
-            Vec::new()
+    let (rows, csv) = if is_csv(&req) {
+        let csv = census_csv::read(&bytes).map_err(|e| ApiError::invalid(vec![e]))?;
+        if csv.errors.iter().any(|e| e.index.is_none()) {
+            return Err(ApiError::invalid(csv.errors));
         }
-        None => {
-            errors.push(domain::error::FieldError::new(ROWS, "is required"));
-            Vec::new()
+        if csv.members.is_empty() && !csv.errors.is_empty() {
+            // Rows were sent and none is valid.
+            return Err(ApiError::invalid(csv.errors));
         }
+        let items = csv.members.clone();
+        (json_rows(items), Some(csv))
+    } else {
+        (json_rows(members(&req, &bytes)?), None)
     };
-    if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
-    }
-    let rows =
-        body::rows::<CensusMember>(ROWS, items, MEMBER_FIELDS, ("dependents", DEPENDENT_FIELDS));
     let rules = CensusRules {
         require_dob: caller.principal.partner.kind == PartnerKind::Broker,
     };
-    let result = state
+    let located = |errors: Vec<FieldError>| -> Vec<FieldError> {
+        match &csv {
+            Some(c) => {
+                let mut all: Vec<FieldError> = c.errors.clone();
+                all.extend(errors.into_iter().map(|e| c.locate(e)));
+                all.sort_by_key(|e| e.index);
+                all
+            }
+            None => errors,
+        }
+    };
+    let result = match state
         .census
         .replace(&caller.principal.scope(), &id, rows, rules, dry)
         .await
-        .map_err(|e| not_found(e.into()))?;
+    {
+        Ok(r) => r,
+        Err(ServiceError::Invalid(errors)) => return Err(ApiError::invalid(located(errors))),
+        Err(e) => return Err(not_found(e.into())),
+    };
+    let (received, accepted) = match &csv {
+        // A CSV row is a person: count rows, dependents' included.
+        Some(c) => {
+            let rejected: Vec<usize> = result.errors.iter().filter_map(|e| e.index).collect();
+            let rows_of = |(i, (_, deps)): (usize, &(usize, Vec<usize>))| {
+                (!rejected.contains(&i)).then_some(1 + deps.len())
+            };
+            let accepted: usize = c.rows.iter().enumerate().filter_map(rows_of).sum();
+            let received = c.rows.iter().map(|(_, d)| 1 + d.len()).sum::<usize>() + c.errors.len();
+            (
+                u32::try_from(received).unwrap_or(u32::MAX),
+                u32::try_from(accepted).unwrap_or(u32::MAX),
+            )
+        }
+        None => (result.received, result.accepted),
+    };
+    let errors = located(result.errors);
     Reply::ok(&CensusResult {
         group_id: result.group_id.as_str().to_owned(),
-        received: result.received,
-        accepted: result.accepted,
+        received,
+        accepted,
         member_count: result.member_count,
-        errors: result
-            .errors
+        errors: errors
             .into_iter()
             .map(|e| Detail {
                 field: e.field,

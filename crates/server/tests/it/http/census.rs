@@ -352,3 +352,105 @@ async fn census_pages_walk_and_cursors_stay_with_their_group(db: TestDb) {
     assert_error(&a, 400, "invalid_request");
     assert_eq!(a.fields(), ["cursor"]);
 }
+
+/// `PUT` of a CSV body.
+fn put_csv(path: &str, key: &str, text: &str) -> actix_web::test::TestRequest {
+    crate::http::authed(
+        actix_web::test::TestRequest::put()
+            .uri(path)
+            .insert_header(("content-type", "text/csv"))
+            .set_payload(text.to_owned()),
+        key,
+    )
+}
+
+crate::http_on_both!(a_csv_census_is_one_row_per_person);
+async fn a_csv_census_is_one_row_per_person(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let g = create_group(&svc, &key, &json!({"company_name": "A", "domain": "a.com"})).await;
+    let gid = g["id"].as_str().unwrap();
+    let text = "external_id,first_name,last_name,dob,zip,relationship,employee_external_id\n\
+                E1,Ana,Diaz,1988-04-12,60601,,\n\
+                ,Leo,Diaz,2016-09-30,,child,E1\n\
+                E2,Ben,Okafor,1979-11-02,60614,,\n";
+    let a = send(&svc, put_csv(&census_path(gid), &key, text)).await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        (
+            a.body["received"].as_u64(),
+            a.body["accepted"].as_u64(),
+            a.body["member_count"].as_u64()
+        ),
+        (Some(3), Some(3), Some(2))
+    );
+    let page = send(&svc, get(&census_path(gid), &key)).await;
+    let ana = page.body["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["external_id"] == "E1")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        ana["dependents"],
+        json!([{"relationship": "child", "name": "Leo Diaz", "dob": "2016-09-30"}])
+    );
+
+    // Errors point at CSV data rows (0-based).
+    let text = "external_id,dob,zip,relationship,employee_external_id\n\
+                E1,1988-04-12,60601,,\n\
+                ,,,child,E1\n\
+                E2,1979-11-02,606,,\n\
+                ,2015-01-01,,child,E7\n\
+                E3,1990-01-01,60601,,\n";
+    let a = send(&svc, put_csv(&census_path(gid), &key, text)).await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    let errors: Vec<(String, u64)> = a.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap().to_owned(),
+                e["index"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            ("members[1].dob".to_owned(), 1),
+            ("members[2].zip".to_owned(), 2),
+            ("members[3].employee_external_id".to_owned(), 3),
+        ]
+    );
+    assert_eq!(a.body["member_count"], 1, "{}", a.body);
+    assert_eq!(
+        (a.body["received"].as_u64(), a.body["accepted"].as_u64()),
+        (Some(5), Some(1))
+    );
+
+    // An unknown column, and a CSV whose every row is invalid.
+    let a = send(
+        &svc,
+        put_csv(&census_path(gid), &key, "external_id,shoe_size\nE1,9\n"),
+    )
+    .await;
+    assert_error(&a, 400, "invalid_request");
+    assert_eq!(a.fields(), ["shoe_size"]);
+    let a = send(
+        &svc,
+        put_csv(
+            &census_path(gid),
+            &key,
+            "external_id,dob,zip\nE1,1988-04-12,1\n",
+        ),
+    )
+    .await;
+    assert_error(&a, 400, "invalid_request");
+    assert_eq!(a.fields(), ["members[0].zip"]);
+    let group = send(&svc, get(&format!("/v1/groups/{gid}"), &key)).await;
+    assert_eq!(group.body["census_member_count"], 1);
+}
