@@ -10,7 +10,24 @@ pub mod plans;
 
 use utoipa::IntoResponses;
 
-use crate::error::ErrorBody;
+use domain::ids::GroupId;
+
+use crate::error::{ApiError, ErrorBody};
+
+/// A group id from the path; anything malformed is simply not found.
+pub(crate) fn group_id(raw: &str) -> Result<GroupId, ApiError> {
+    GroupId::parse(raw).map_err(|_| ApiError::not_found("no such group in this mode"))
+}
+
+/// A not-found of a group-scoped operation, said the same way for an
+/// unknown group, another partner's and the other mode's.
+pub(crate) fn group_not_found(e: ApiError) -> ApiError {
+    if e.code() == "not_found" {
+        ApiError::not_found("no such group in this mode")
+    } else {
+        e
+    }
+}
 
 /// The answers every authenticated operation can give (specification,
 /// Endpoints).

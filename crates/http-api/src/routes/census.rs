@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use domain::census::StoredMember;
 use domain::error::FieldError;
-use domain::ids::GroupId;
 use domain::partner::PartnerKind;
 use domain::services::ServiceError;
 use domain::services::census::{ROWS, RowInput};
@@ -19,22 +18,10 @@ use crate::error::{ApiError, Detail, ErrorBody};
 use crate::limits;
 use crate::page;
 use crate::reply::Reply;
-use crate::routes::CommonErrors;
+use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
 use crate::state::AppState;
 use crate::wire::census::{CensusInput, CensusPage, CensusResult, DEPENDENT_FIELDS, MEMBER_FIELDS};
 use crate::wire::timestamp;
-
-fn group_id(raw: &str) -> Result<GroupId, ApiError> {
-    GroupId::parse(raw).map_err(|_| ApiError::not_found("no such group in this mode"))
-}
-
-fn not_found(e: ApiError) -> ApiError {
-    if e.code() == "not_found" {
-        ApiError::not_found("no such group in this mode")
-    } else {
-        e
-    }
-}
 
 /// Whether `?dry_run=true` was sent.
 fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {

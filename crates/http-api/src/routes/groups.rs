@@ -4,14 +4,12 @@
 use actix_web::{HttpRequest, get, patch, post, web};
 use utoipa::IntoParams;
 
-use domain::ids::GroupId;
-
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
 use crate::page;
 use crate::reply::Reply;
-use crate::routes::CommonErrors;
+use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
 use crate::state::AppState;
 use crate::wire::groups::{GroupInput, GroupList, GroupOut, READ_ONLY};
 
@@ -28,19 +26,6 @@ pub struct PageParams {
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
-}
-
-/// A group id from the path; anything malformed is simply not found.
-fn group_id(raw: &str) -> Result<GroupId, ApiError> {
-    GroupId::parse(raw).map_err(|_| ApiError::not_found("no such group in this mode"))
-}
-
-fn not_found(e: ApiError) -> ApiError {
-    if e.code() == "not_found" {
-        ApiError::not_found("no such group in this mode")
-    } else {
-        e
-    }
 }
 
 /// Create an employer group.

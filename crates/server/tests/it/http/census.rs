@@ -16,6 +16,21 @@ fn member(ext: &str, dob: &str, zip: &str) -> Value {
     json!({"external_id": ext, "first_name": "A", "last_name": ext, "dob": dob, "zip": zip})
 }
 
+/// The `(field, index)` of each row error of a census answer.
+fn row_errors(a: &crate::http::Answer) -> Vec<(String, u64)> {
+    a.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap().to_owned(),
+                e["index"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 fn census_path(g: &str) -> String {
     format!("/v1/groups/{g}/census")
 }
@@ -48,17 +63,7 @@ async fn a_census_write_reports_rows_and_starts_the_comparison(db: TestDb) {
         (Some(6), Some(2), Some(2))
     );
     assert_eq!(a.body["rates"], "pending");
-    let errors: Vec<(String, u64)> = a.body["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["field"].as_str().unwrap().to_owned(),
-                e["index"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let errors = row_errors(&a);
     assert_eq!(
         errors,
         [
@@ -407,17 +412,7 @@ async fn a_csv_census_is_one_row_per_person(db: TestDb) {
                 E3,1990-01-01,60601,,\n";
     let a = send(&svc, put_csv(&census_path(gid), &key, text)).await;
     assert_eq!(a.status, 200, "{}", a.body);
-    let errors: Vec<(String, u64)> = a.body["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["field"].as_str().unwrap().to_owned(),
-                e["index"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let errors = row_errors(&a);
     assert_eq!(
         errors,
         [
