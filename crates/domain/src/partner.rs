@@ -112,6 +112,22 @@ impl Partner {
     }
 }
 
+/// What a partner has done in one mode: the evidence of go-live step (a)
+/// (specification, Authentication rule 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Activity {
+    /// Groups created.
+    pub groups: u64,
+    /// Groups with a census of at least one member.
+    pub groups_with_census: u64,
+    /// Quotes created.
+    pub quotes: u64,
+    /// Enrollments created.
+    pub enrollments: u64,
+    /// Signed `ping` events that an endpoint answered with 2xx.
+    pub pings_delivered: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -115,6 +115,18 @@ impl<'a> Minter<'a> {
         EnrollmentId::from_bytes(self.bytes())
     }
 
+    /// A new quote id ordered within its second: see [`time_ordered`].
+    #[must_use]
+    pub fn quote_id_at(&self, now_ms: i64) -> QuoteId {
+        QuoteId::from_bytes(time_ordered(self.bytes(), now_ms))
+    }
+
+    /// A new enrollment id ordered within its second: see [`time_ordered`].
+    #[must_use]
+    pub fn enrollment_id_at(&self, now_ms: i64) -> EnrollmentId {
+        EnrollmentId::from_bytes(time_ordered(self.bytes(), now_ms))
+    }
+
     /// A new event id.
     #[must_use]
     pub fn event_id(&self) -> EventId {

@@ -3,9 +3,11 @@
 //! it `mockall` mocks.
 
 pub mod census;
+pub mod enrollments;
 pub mod groups;
 pub mod jobs;
 pub mod partners;
+pub mod quotes;
 
 use crate::error::{DomainError, FieldError};
 use crate::store::{Conflict, StoreError};
@@ -22,6 +24,21 @@ pub enum ServiceError {
     /// 409 `conflict`.
     #[error("{0}")]
     Conflict(String),
+    /// 409 `rates_pending`: the census's market comparison is running.
+    #[error("the market comparison of the census is still running; retry in {retry_after_secs} s")]
+    RatesPending {
+        /// Suggested wait (`Retry-After`).
+        retry_after_secs: u32,
+    },
+    /// 410 `quote_expired`: past `expiresAt`, or priced on an earlier census.
+    #[error("{0}")]
+    QuoteExpired(String),
+    /// 422 `census_required`: no quotable member.
+    #[error("no quotable member: each counted employee needs a zip and a dob or age")]
+    CensusRequired,
+    /// 422 `market_unavailable`: no rate-card market covers the census.
+    #[error("no rate-card market covers the census's ZIP codes")]
+    MarketUnavailable,
     /// The store cannot be reached (503 `not_configured`).
     #[error("database unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),

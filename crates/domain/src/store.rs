@@ -21,8 +21,9 @@ use crate::group::{CompanyState, Group, GroupStatus};
 use crate::idempotency::{Begin, IdempotentRequest, StoredResponse};
 use crate::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, PartnerId, QuoteId};
 use crate::job::{Job, JobKind, NewJob};
+use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
-use crate::partner::Partner;
+use crate::partner::{Activity, Partner};
 use crate::quote::{Quote, QuoteStatus};
 use crate::rate_limit::Policy;
 use crate::scope::Scope;
@@ -121,6 +122,13 @@ pub trait PartnerStore: Send + Sync {
     /// MUST return [`StoreError::NotFound`] for an unknown partner.
     async fn keys(&self, partner: &PartnerId) -> StoreResult<Vec<KeyRecord>>;
 
+    /// What the partner has done in `mode` so far (the go-live readiness
+    /// report of `partner readiness`).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown partner.
+    async fn activity(&self, id: &PartnerId, mode: Mode) -> StoreResult<Activity>;
+
     /// Revokes a key (idempotent on an already revoked key).
     ///
     /// # Errors
@@ -169,6 +177,13 @@ pub trait GroupStore: Send + Sync {
         events: &[NewEvent],
         now: i64,
     ) -> StoreResult<Group>;
+
+    /// Reads a group by id alone, whatever its partner and mode (operator
+    /// commands).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown id.
+    async fn find_group(&self, id: &GroupId) -> StoreResult<Group>;
 
     /// The scope's groups, newest first.
     ///
@@ -229,6 +244,13 @@ pub trait QuoteStore: Send + Sync {
     /// # Errors
     /// MUST return [`StoreError::NotFound`] when the scope has no such quote.
     async fn quote(&self, scope: &Scope, id: &QuoteId) -> StoreResult<Quote>;
+
+    /// Reads a quote by id alone, whatever its partner and mode (operator
+    /// commands).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] for an unknown id.
+    async fn find_quote(&self, id: &QuoteId) -> StoreResult<Quote>;
 
     /// Changes a quote's status and document, appending `events` in the
     /// same transaction (`quote.finalized`).
@@ -367,20 +389,33 @@ pub trait JobStore: Send + Sync {
         lease_ms: i64,
     ) -> StoreResult<Option<Job>>;
 
-    /// Marks a claimed job done and appends `events`, in one transaction,
-    /// if the claim still holds: `attempt` is the claimed job's `attempts`,
-    /// the fencing token of that claim. Returns `false`, changing nothing,
-    /// when the job was superseded meanwhile or its lease ran out and
-    /// another worker claimed it again.
+    /// Marks a claimed job done, stores its `result` and appends `events`,
+    /// in one transaction, if the claim still holds: `attempt` is the
+    /// claimed job's `attempts`, the fencing token of that claim. Returns
+    /// `false`, changing nothing, when the job was superseded meanwhile or
+    /// its lease ran out and another worker claimed it again.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`] for an unknown job.
-    async fn complete_job(
+    async fn complete_job<'a>(
         &self,
         id: &JobId,
         attempt: u32,
         events: &[NewEvent],
+        result: Option<&'a str>,
     ) -> StoreResult<bool>;
+
+    /// The result of the group's most recent finished job of `kind`, if
+    /// that job stored one.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn latest_result(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        kind: JobKind,
+    ) -> StoreResult<Option<String>>;
 
     /// Puts a claimed job back to run at `retry_at_ms`, or marks it failed
     /// when `retry_at_ms` is `None` — if the claim `attempt` still holds

@@ -84,6 +84,13 @@ pub fn to_style(value: Value, style: Style) -> Value {
     }
 }
 
+/// Turns every object key of a stored camelCase document (quotes,
+/// enrollments, event data) into snake_case, the adapter's own style.
+#[must_use]
+pub fn camel_keys_to_snake(value: Value) -> Value {
+    map_keys(value, &camel_to_snake)
+}
+
 fn map_keys(value: Value, f: &dyn Fn(&str) -> String) -> Value {
     match value {
         Value::Object(map) => Value::Object(

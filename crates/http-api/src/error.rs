@@ -262,6 +262,24 @@ impl From<ServiceError> for ApiError {
             ServiceError::Invalid(details) => Self::invalid(details),
             ServiceError::NotFound => Self::not_found("no such resource in this mode"),
             ServiceError::Conflict(message) => Self::conflict(message),
+            e @ ServiceError::RatesPending { retry_after_secs } => {
+                let mut out = Self::new(StatusCode::CONFLICT, "rates_pending", e.to_string());
+                out.retry_after = Some(i64::from(retry_after_secs));
+                out
+            }
+            ServiceError::QuoteExpired(message) => {
+                Self::new(StatusCode::GONE, "quote_expired", message)
+            }
+            e @ ServiceError::CensusRequired => Self::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "census_required",
+                e.to_string(),
+            ),
+            e @ ServiceError::MarketUnavailable => Self::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "market_unavailable",
+                e.to_string(),
+            ),
             ServiceError::Unavailable(source) => Self::unavailable(source),
             ServiceError::Internal(source) => Self::internal(source),
         }

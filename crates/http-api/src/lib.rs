@@ -58,7 +58,15 @@ where
                 .service(routes::groups::get_group)
                 .service(routes::groups::update_group)
                 .service(routes::census::replace_census)
-                .service(routes::census::get_census),
+                .service(routes::census::get_census)
+                .service(routes::quotes::create_quote)
+                .service(routes::quotes::list_quotes)
+                .service(routes::quotes::get_quote)
+                .service(routes::enrollments::create_enrollment)
+                .service(routes::enrollments::list_enrollments)
+                .service(routes::enrollments::get_enrollment)
+                .service(routes::test_helpers::finalize_quote)
+                .service(routes::test_helpers::go_live),
         )
 }
 

@@ -3,10 +3,13 @@
 //! registered, so a route cannot exist without its schema.
 
 pub mod census;
+pub mod enrollments;
 pub mod groups;
 pub mod health;
 pub mod ping;
 pub mod plans;
+pub mod quotes;
+pub mod test_helpers;
 
 use utoipa::IntoResponses;
 

@@ -8,8 +8,10 @@ use std::sync::Arc;
 use domain::ports::{Clock, Entropy};
 use domain::rate_limit::Policy;
 use domain::services::census::Census;
+use domain::services::enrollments::Enrollments;
 use domain::services::groups::Groups;
 use domain::services::partners::Partners;
+use domain::services::quotes::Quotes;
 use domain::store::{CensusStore, Health, IdempotencyStore, RateLimitStore};
 
 use crate::wire::plans::Plan;
@@ -82,6 +84,12 @@ pub struct AppState {
     pub groups: Groups,
     /// Census writes.
     pub census: Census,
+    /// Quotes.
+    pub quotes: Quotes,
+    /// Enrollments and going live.
+    pub enrollments: Enrollments,
+    /// Wakes the job worker after a census write (in this process).
+    pub jobs_waker: Arc<tokio::sync::Notify>,
     /// Census reads (pages of stored members).
     pub census_store: Arc<dyn CensusStore>,
     /// Idempotency records.

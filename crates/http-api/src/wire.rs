@@ -4,9 +4,11 @@
 //! directly.
 
 pub mod census;
+pub mod enrollments;
 pub mod groups;
 pub mod ping;
 pub mod plans;
+pub mod quotes;
 
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;

@@ -410,6 +410,13 @@ impl RateCard {
         &self.version
     }
 
+    /// When the card's rates were last updated (`[meta] updated_at`, a
+    /// `YYYY-MM-DD` date), when the card says.
+    #[must_use]
+    pub fn updated_at(&self) -> Option<&str> {
+        self.meta.as_ref()?.get("updated_at")?.as_str()
+    }
+
     /// Plan year the card prices.
     #[must_use]
     pub fn plan_year(&self) -> i32 {

@@ -7,7 +7,7 @@
 //! integers and summation order cannot matter.
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::claims::{self, gross_cost_sharing, mean_claims, mu_for_mean, stream_key};
 use crate::household::{COMPOSITIONS, E8, Household, RatedCensus, Shape, Tier};
@@ -39,7 +39,7 @@ pub struct LayerPlan {
 }
 
 /// Results of one version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VersionSim {
     /// Σ households Σ years layer cents.
     pub layer_total: i128,
@@ -54,7 +54,7 @@ pub struct VersionSim {
 }
 
 /// The simulation of a census under one base plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Simulation {
     /// Simulated plan years.
     pub years: u32,

@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use domain::services::census::Census;
+use domain::services::enrollments::Enrollments;
 use domain::services::groups::Groups;
+use domain::services::jobs::Worker;
+use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
 use http_api::wire::plans::Plan;
 use http_api::{AppState, HttpConfig, Limits};
 use pricing_core::RateCard;
@@ -55,6 +58,60 @@ pub fn rate_card(settings: &Settings) -> anyhow::Result<RateCard> {
 /// The default `pricing.rate_card`.
 pub const DEFAULT_RATE_CARD: &str = "rate-cards/2026.toml";
 
+/// What every worker's application shares: the rate card, its plan
+/// catalogue, and the waker of this process's job worker.
+#[derive(Clone)]
+pub struct Shared {
+    /// The rate card in use.
+    pub card: Arc<RateCard>,
+    /// The plan catalogue of `GET /plans`.
+    pub plans: Arc<Vec<Plan>>,
+    /// Wakes the job worker after a census write.
+    pub jobs_waker: Arc<tokio::sync::Notify>,
+}
+
+impl Shared {
+    /// The shared parts over `card`.
+    ///
+    /// # Errors
+    /// When the plan catalogue does not describe the card's versions.
+    pub fn of(card: RateCard) -> anyhow::Result<Self> {
+        Ok(Self {
+            plans: plans_of(&card)?,
+            card: Arc::new(card),
+            jobs_waker: Arc::new(tokio::sync::Notify::new()),
+        })
+    }
+
+    /// The shared parts over the built-in rate card.
+    ///
+    /// # Errors
+    /// When the built-in card or catalogue does not load (a build defect).
+    pub fn builtin() -> anyhow::Result<Self> {
+        Self::of(RateCard::builtin_2026().context("built-in rate card")?)
+    }
+}
+
+/// The job worker over `stores` and `ports`, with the market-comparison
+/// handler for `card`.
+#[must_use]
+pub fn comparison_worker(
+    stores: &Stores,
+    ports: &Ports,
+    card: &Arc<RateCard>,
+) -> (Worker, ComparisonHandler) {
+    (
+        Worker::new(Arc::clone(&stores.jobs), Arc::clone(&ports.clock)),
+        ComparisonHandler::new(
+            Arc::clone(&stores.groups),
+            Arc::clone(&stores.census),
+            Arc::clone(&ports.clock),
+            Arc::clone(&ports.entropy),
+            Arc::clone(card),
+        ),
+    )
+}
+
 /// The plan catalogue of `GET /plans` for `card`.
 ///
 /// # Errors
@@ -64,22 +121,9 @@ pub fn plans_of(card: &RateCard) -> anyhow::Result<Arc<Vec<Plan>>> {
     Ok(Arc::new(plans.iter().map(Plan::from).collect()))
 }
 
-/// The plan catalogue of the built-in rate card.
-///
-/// # Errors
-/// When the built-in card or catalogue does not load (a build defect).
-pub fn plans() -> anyhow::Result<Arc<Vec<Plan>>> {
-    plans_of(&RateCard::builtin_2026().context("built-in rate card")?)
-}
-
 /// The application state over `stores` and `ports`.
 #[must_use]
-pub fn app_state(
-    stores: &Stores,
-    ports: &Ports,
-    config: HttpConfig,
-    plans: Arc<Vec<Plan>>,
-) -> AppState {
+pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Shared) -> AppState {
     AppState {
         partners: system::partners(stores, ports),
         groups: Groups::new(
@@ -93,13 +137,31 @@ pub fn app_state(
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
         ),
+        quotes: Quotes::new(
+            QuotePorts {
+                groups: Arc::clone(&stores.groups),
+                census: Arc::clone(&stores.census),
+                quotes: Arc::clone(&stores.quotes),
+                jobs: Arc::clone(&stores.jobs),
+                clock: Arc::clone(&ports.clock),
+                entropy: Arc::clone(&ports.entropy),
+            },
+            Arc::clone(&shared.card),
+        ),
+        enrollments: Enrollments::new(
+            Arc::clone(&stores.groups),
+            Arc::clone(&stores.quotes),
+            Arc::clone(&ports.clock),
+            Arc::clone(&ports.entropy),
+        ),
+        jobs_waker: Arc::clone(&shared.jobs_waker),
         census_store: Arc::clone(&stores.census),
         idempotency: Arc::clone(&stores.idempotency),
         rate_limits: Arc::clone(&stores.rate_limits),
         health: Arc::clone(&stores.health),
         clock: Arc::clone(&ports.clock),
         entropy: Arc::clone(&ports.entropy),
-        plans,
+        plans: Arc::clone(&shared.plans),
         config: Arc::new(config),
     }
 }

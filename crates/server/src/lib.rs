@@ -13,6 +13,7 @@
 
 pub mod compose;
 pub mod config;
+pub mod jobs;
 pub mod migrate;
 pub mod operator;
 pub mod price;

@@ -158,6 +158,10 @@ fn service_error(e: ServiceError, missing: &dyn Fn() -> String) -> OpError {
     match e {
         ServiceError::NotFound => OpError::new("not_found", missing()),
         ServiceError::Conflict(m) => OpError::new("conflict", m),
+        e @ ServiceError::RatesPending { .. } => OpError::new("rates_pending", e.to_string()),
+        ServiceError::QuoteExpired(m) => OpError::new("quote_expired", m),
+        e @ ServiceError::CensusRequired => OpError::new("census_required", e.to_string()),
+        e @ ServiceError::MarketUnavailable => OpError::new("market_unavailable", e.to_string()),
         ServiceError::Invalid(fields) => OpError::new(
             "invalid_request",
             fields

@@ -1,6 +1,7 @@
 //! `partner-api serve`: applies pending migrations, optionally creates the
 //! demo partner, then serves `/v1` (plus `/healthz`, `/readyz`, `/docs`)
-//! with actix-web until SIGINT or SIGTERM.
+//! with actix-web until SIGINT or SIGTERM, and runs the background job
+//! worker (market comparisons) on a thread of its own.
 //!
 //! Each actix worker is its own single-threaded runtime. PostgreSQL
 //! connections run a driver task on the runtime that opened them, so each
@@ -10,6 +11,7 @@
 //! every worker.
 
 use std::io::Write as _;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use domain::mode::Mode;
@@ -47,12 +49,13 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     drop(setup);
 
     let config = compose::http_config(settings);
-    let plans = compose::plans_of(&card)?;
     tracing::info!(rate_card = card.version(), "rate card loaded");
+    let parts = compose::Shared::of(card)?;
     let shared = match &db {
         Database::Sqlite { .. } => Some(system::open_stores(settings, POOL_PER_WORKER)?),
         Database::Postgres { .. } => None,
     };
+    spawn_job_worker(settings, &ports, &parts, shared.clone())?;
     let listen = settings.listen;
     actix_web::rt::System::new().block_on(async move {
         let server = actix_web::HttpServer::new(move || {
@@ -64,12 +67,7 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
                     std::process::exit(1)
                 })
             });
-            http_api::app(compose::app_state(
-                &stores,
-                &ports,
-                config.clone(),
-                plans.clone(),
-            ))
+            http_api::app(compose::app_state(&stores, &ports, config.clone(), &parts))
         })
         .bind(listen)
         .with_context(|| format!("cannot listen on {listen}"))?;
@@ -86,6 +84,43 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
         let _ = std::io::stdout().flush();
         server.run().await.context("the HTTP server failed")
     })
+}
+
+/// Starts the job worker on a thread of its own with its own runtime: the
+/// simulation is CPU-bound and must not share a runtime with HTTP workers.
+/// SQLite reuses the process's stores (their writer lock is in process);
+/// PostgreSQL opens a pool on the worker's runtime.
+fn spawn_job_worker(
+    settings: &Settings,
+    ports: &Ports,
+    parts: &compose::Shared,
+    shared: Option<Stores>,
+) -> anyhow::Result<()> {
+    let stores = match shared {
+        Some(s) => s,
+        None => system::open_stores(settings, 2)?,
+    };
+    let (worker, handler) = compose::comparison_worker(&stores, ports, &parts.card);
+    let waker = Arc::clone(&parts.jobs_waker);
+    std::thread::Builder::new()
+        .name("jobs".to_owned())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot start the job worker");
+                    std::process::exit(1)
+                }
+            };
+            // The stores stay alive for as long as the worker runs.
+            let _stores = stores;
+            runtime.block_on(crate::jobs::run(worker, handler, waker));
+        })
+        .context("cannot start the job worker thread")?;
+    Ok(())
 }
 
 /// Creates the demo broker and its test key when the database has no

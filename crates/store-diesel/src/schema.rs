@@ -118,6 +118,7 @@ diesel::table! {
         run_after_ms -> BigInt,
         locked_until_ms -> Nullable<BigInt>,
         last_error -> Nullable<Text>,
+        result -> Nullable<Text>,
     }
 }
 

@@ -127,3 +127,17 @@ pub async fn postgres() -> Option<TestDb> {
         pg_drop: Some((admin, name)),
     })
 }
+
+/// How many SQLite migrations the repository holds (what a first
+/// `migrate` applies).
+#[must_use]
+pub fn sqlite_migrations() -> usize {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations/sqlite");
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
+                .count()
+        })
+        .unwrap_or(0)
+}

@@ -88,6 +88,10 @@ features = [
 ]
 "#;
 
+/// When the public premium data behind the card was last refreshed, for
+/// `[meta]` (the `pricing.updatedAt` of quotes). Change it with the data.
+const UPDATED_AT: &str = "2026-11-21";
+
 /// How the area rates are derived, for `[meta]`.
 const BENCHMARK_DERIVATION: &str = "platinum age-21 rate = SLCSP age-0 × 1035/721 ÷ age-0 factor; base = lowest-cost bronze age-0 ÷ age-0 factor; NY and VT levels are adult base rates";
 
@@ -203,6 +207,7 @@ fn render_into(out: &mut String, card: &RateCard) -> std::fmt::Result {
         string(BENCHMARK_DERIVATION)
     )?;
     writeln!(out, "coverage = {}", string(&card.coverage))?;
+    writeln!(out, "updated_at = {}", string(UPDATED_AT))?;
     Ok(())
 }
 

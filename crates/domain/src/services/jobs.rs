@@ -13,15 +13,34 @@ use crate::ports::Clock;
 use crate::services::ServiceError;
 use crate::store::JobStore;
 
+/// What a finished job leaves behind.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobOutput {
+    /// Events announcing the work, appended when the job completes.
+    pub events: Vec<NewEvent>,
+    /// The job's result (JSON), stored on the job row.
+    pub result: Option<String>,
+}
+
+impl From<Vec<NewEvent>> for JobOutput {
+    fn from(events: Vec<NewEvent>) -> Self {
+        Self {
+            events,
+            result: None,
+        }
+    }
+}
+
 /// Runs one kind of job.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait JobHandler: Send + Sync {
-    /// Does the job's work and returns the events that announce it.
+    /// Does the job's work and returns the events that announce it and
+    /// its result.
     ///
     /// # Errors
     /// A message; the job is retried with a backoff, then marked failed.
-    async fn run(&self, job: &Job) -> Result<Vec<NewEvent>, String>;
+    async fn run(&self, job: &Job) -> Result<JobOutput, String>;
 }
 
 /// How long a claim lasts before another worker may take the job over.
@@ -69,8 +88,10 @@ impl Worker {
         };
         let id = job.job.id.clone();
         match handler.run(&job).await {
-            Ok(events) => {
-                self.store.complete_job(&id, job.attempts, &events).await?;
+            Ok(output) => {
+                self.store
+                    .complete_job(&id, job.attempts, &output.events, output.result.as_deref())
+                    .await?;
                 Ok(Step::Completed(id))
             }
             Err(message) if job.attempts < MAX_JOB_ATTEMPTS => {

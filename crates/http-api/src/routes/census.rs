@@ -157,6 +157,11 @@ pub async fn replace_census(
         Err(ServiceError::Invalid(errors)) => return Err(ApiError::invalid(located(errors))),
         Err(e) => return Err(not_found(e.into())),
     };
+    if !result.dry_run {
+        // The write enqueued the market comparison: start it now rather
+        // than at the worker's next poll.
+        state.jobs_waker.notify_one();
+    }
     let (received, accepted) = match &csv {
         // A CSV row is a person: count rows, dependents' included.
         Some(c) => {

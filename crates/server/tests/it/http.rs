@@ -15,6 +15,7 @@ mod envelope;
 mod groups;
 mod idempotency;
 mod isolation;
+mod journey;
 mod limits;
 mod logs;
 mod openapi;
@@ -98,6 +99,8 @@ pub struct TestApp {
     pub ports: Ports,
     /// The configuration the state was built with.
     pub config: HttpConfig,
+    /// The rate card, plan catalogue and job waker.
+    pub shared: server::compose::Shared,
 }
 
 /// The test ports: the real clock and entropy, a fixed sealing key.
@@ -136,30 +139,30 @@ impl TestApp {
         let clock = Arc::new(ManualClock::new());
         let shared: Arc<dyn Clock> = clock.clone();
         let ports = ports_with(shared);
-        let state = server::compose::app_state(
-            &db.stores,
-            &ports,
-            config.clone(),
-            server::compose::plans().unwrap(),
-        );
+        let parts = server::compose::Shared::builtin().unwrap();
+        let state = server::compose::app_state(&db.stores, &ports, config.clone(), &parts);
         Self {
             db,
             state,
             clock,
             ports,
             config,
+            shared: parts,
         }
     }
 
     /// The state of a second application (another server process) over
     /// `stores`, with the same clock and configuration.
     pub fn state_over(&self, stores: &Stores) -> AppState {
-        server::compose::app_state(
-            stores,
-            &self.ports,
-            self.config.clone(),
-            server::compose::plans().unwrap(),
-        )
+        server::compose::app_state(stores, &self.ports, self.config.clone(), &self.shared)
+    }
+
+    /// Runs every due background job (the market comparisons census
+    /// writes enqueued) to completion; returns how many ran.
+    pub async fn run_jobs(&self) -> u32 {
+        let (worker, handler) =
+            server::compose::comparison_worker(&self.db.stores, &self.ports, &self.shared.card);
+        server::jobs::drain(&worker, &handler).await.unwrap()
     }
 
     /// The initialised service.

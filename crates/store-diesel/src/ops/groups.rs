@@ -112,6 +112,17 @@ impl GroupStore for Store {
         Ok(load_group(&mut conn, scope, id.as_str()).await?)
     }
 
+    async fn find_group(&self, id: &GroupId) -> StoreResult<Group> {
+        let mut conn = self.conn().await?;
+        groups::table
+            .find(id.as_str())
+            .select(GroupRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_domain()
+    }
+
     async fn update_group(&self, scope: &Scope, group: &Group) -> StoreResult<()> {
         let row = GroupRow::new(group)?;
         let mut conn = self.conn().await?;

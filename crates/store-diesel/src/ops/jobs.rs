@@ -75,7 +75,13 @@ impl JobStore for Store {
         row.map(JobRow::into_domain).transpose()
     }
 
-    async fn complete_job(&self, id: &JobId, attempt: u32, list: &[NewEvent]) -> StoreResult<bool> {
+    async fn complete_job<'a>(
+        &self,
+        id: &JobId,
+        attempt: u32,
+        list: &[NewEvent],
+        result: Option<&'a str>,
+    ) -> StoreResult<bool> {
         let due = list
             .iter()
             .map(|e| e.created_at)
@@ -97,6 +103,7 @@ impl JobStore for Store {
             .set((
                 jobs::state.eq(JobState::Done.as_str()),
                 jobs::locked_until_ms.eq(None::<i64>),
+                jobs::result.eq(result),
             ))
             .execute(c)
             .await?;
@@ -176,5 +183,27 @@ impl JobStore for Store {
             .map_err(db)?
             .map(JobRow::into_domain)
             .transpose()
+    }
+
+    async fn latest_result(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        kind: JobKind,
+    ) -> StoreResult<Option<String>> {
+        let mut conn = self.conn().await?;
+        let found: Option<Option<String>> = jobs::table
+            .filter(jobs::group_id.eq(group.as_str()))
+            .filter(jobs::partner_id.eq(scope.partner.as_str()))
+            .filter(jobs::mode.eq(scope.mode.as_str()))
+            .filter(jobs::kind.eq(kind.as_str()))
+            .filter(jobs::state.eq(JobState::Done.as_str()))
+            .order(jobs::run_after_ms.desc())
+            .select(jobs::result)
+            .first(&mut *conn)
+            .await
+            .optional()
+            .map_err(db)?;
+        Ok(found.flatten())
     }
 }

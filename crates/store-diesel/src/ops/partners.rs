@@ -4,15 +4,16 @@ use async_trait::async_trait;
 use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper};
 use diesel_async::RunQueryDsl;
 use domain::api_key::{KeyDigest, KeyRecord};
+use domain::event::{DeliveryState, EventType};
 use domain::ids::{KeyId, PartnerId};
 use domain::mode::Mode;
-use domain::partner::Partner;
+use domain::partner::{Activity, Partner};
 use domain::store::{Conflict, PartnerStore, StoreError, StoreResult};
 
 use super::{Conn, Store};
 use crate::error::{TxError, db};
 use crate::rows::{KeyRow, PartnerRow};
-use crate::schema::{api_keys, partners};
+use crate::schema::{api_keys, enrollments, events, groups, partners, quotes};
 
 async fn load_partner(conn: &mut Conn, id: &str) -> Result<Partner, TxError> {
     let row = partners::table
@@ -53,6 +54,59 @@ impl PartnerStore for Store {
             .into_iter()
             .map(PartnerRow::into_domain)
             .collect()
+    }
+
+    async fn activity(&self, id: &PartnerId, mode: Mode) -> StoreResult<Activity> {
+        let mut conn = self.conn().await?;
+        let c: &mut Conn = &mut conn;
+        load_partner(c, id.as_str()).await?;
+        let (p, m) = (id.as_str(), mode.as_str());
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        let groups_n: i64 = groups::table
+            .filter(groups::partner_id.eq(p))
+            .filter(groups::mode.eq(m))
+            .count()
+            .get_result(c)
+            .await
+            .map_err(db)?;
+        let census_n: i64 = groups::table
+            .filter(groups::partner_id.eq(p))
+            .filter(groups::mode.eq(m))
+            .filter(groups::census_member_count.gt(0))
+            .count()
+            .get_result(c)
+            .await
+            .map_err(db)?;
+        let quotes_n: i64 = quotes::table
+            .filter(quotes::partner_id.eq(p))
+            .filter(quotes::mode.eq(m))
+            .count()
+            .get_result(c)
+            .await
+            .map_err(db)?;
+        let enrollments_n: i64 = enrollments::table
+            .filter(enrollments::partner_id.eq(p))
+            .filter(enrollments::mode.eq(m))
+            .count()
+            .get_result(c)
+            .await
+            .map_err(db)?;
+        let pings_n: i64 = events::table
+            .filter(events::partner_id.eq(p))
+            .filter(events::mode.eq(m))
+            .filter(events::event_type.eq(EventType::Ping.as_str()))
+            .filter(events::state.eq(DeliveryState::Delivered.as_str()))
+            .count()
+            .get_result(c)
+            .await
+            .map_err(db)?;
+        Ok(Activity {
+            groups: count(groups_n),
+            groups_with_census: count(census_n),
+            quotes: count(quotes_n),
+            enrollments: count(enrollments_n),
+            pings_delivered: count(pings_n),
+        })
     }
 
     async fn set_live_enabled(&self, id: &PartnerId, enabled: bool, now: i64) -> StoreResult<()> {

@@ -61,6 +61,17 @@ impl QuoteStore for Store {
             .into_domain()
     }
 
+    async fn find_quote(&self, id: &QuoteId) -> StoreResult<Quote> {
+        let mut conn = self.conn().await?;
+        quotes::table
+            .find(id.as_str())
+            .select(QuoteRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_domain()
+    }
+
     async fn update_quote(
         &self,
         scope: &Scope,

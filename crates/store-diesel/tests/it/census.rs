@@ -119,7 +119,7 @@ async fn replace_keeps_ids_by_external_id_then_email(t: TestDb) {
     assert_eq!(open.state, JobState::Queued);
     assert!(
         !s.jobs
-            .complete_job(&JobId::from_bytes([1, 0, 0, 0, 0, 1]), 0, &[])
+            .complete_job(&JobId::from_bytes([1, 0, 0, 0, 0, 1]), 0, &[], None)
             .await
             .unwrap()
     );

@@ -79,7 +79,7 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
             .await
             .unwrap()
     );
-    assert!(!s.jobs.complete_job(&j.id, 1, &[]).await.unwrap());
+    assert!(!s.jobs.complete_job(&j.id, 1, &[], None).await.unwrap());
     assert!(
         s.jobs
             .fail_job(&j.id, 2, Some(5_000), "boom")
@@ -113,7 +113,7 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
     let e = event(7, &sc, 5);
     assert!(
         s.jobs
-            .complete_job(&j.id, 3, std::slice::from_ref(&e))
+            .complete_job(&j.id, 3, std::slice::from_ref(&e), None)
             .await
             .unwrap()
     );
@@ -140,7 +140,7 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
         .unwrap()
         .unwrap();
     // A stale completion after the job is done changes nothing.
-    assert!(!s.jobs.complete_job(&j.id, 3, &[]).await.unwrap());
+    assert!(!s.jobs.complete_job(&j.id, 3, &[], None).await.unwrap());
     assert!(!s.jobs.fail_job(&j.id, 3, Some(1), "late").await.unwrap());
     assert!(
         s.jobs
@@ -157,7 +157,7 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
     );
     assert!(matches!(
         s.jobs
-            .complete_job(&JobId::from_bytes([9; 6]), 1, &[])
+            .complete_job(&JobId::from_bytes([9; 6]), 1, &[], None)
             .await,
         Err(StoreError::NotFound)
     ));

@@ -58,10 +58,12 @@ async fn up_down_up(t: TestDb) {
     assert_eq!(tables(&t.db).await, expected);
     // Applying again is a no-op.
     assert!(migrate::run(&t.db, Direction::Up).await.unwrap().is_empty());
-    let reverted = migrate::run(&t.db, Direction::DownAll).await.unwrap();
-    assert_eq!(reverted.len(), 1);
+    let mut reverted = migrate::run(&t.db, Direction::DownAll).await.unwrap();
+    assert_eq!(reverted.len(), testkit::db::sqlite_migrations());
     assert_eq!(tables(&t.db).await, ["__diesel_schema_migrations"]);
     let applied = migrate::run(&t.db, Direction::Up).await.unwrap();
+    // Reverted newest first, applied oldest first.
+    reverted.reverse();
     assert_eq!(applied, reverted);
     assert_eq!(tables(&t.db).await, expected);
 }

@@ -123,13 +123,15 @@ async fn a_successful_run_completes_the_job_with_the_handlers_events() {
         .withf(|job| *job == claimed(1))
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_| Ok(events()));
+        .returning(|_| Ok(events().into()));
     store
         .expect_complete_job()
-        .withf(|id, attempt, evs| *id == job_id() && *attempt == 1 && evs == events().as_slice())
+        .withf(|id, attempt, evs, result| {
+            *id == job_id() && *attempt == 1 && evs == events().as_slice() && result.is_none()
+        })
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_, _, _| Ok(true));
+        .returning(|_, _, _, _| Ok(true));
     store.expect_fail_job().never();
 
     let step = worker(store, clock()).step(&KINDS, &handler).await.unwrap();
@@ -141,12 +143,15 @@ async fn a_job_superseded_meanwhile_still_counts_as_completed() {
     let mut store = store_claiming(Some(claimed(2)));
     store
         .expect_complete_job()
-        .withf(|id, _, evs| *id == job_id() && evs.is_empty())
+        .withf(|id, _, evs, _| *id == job_id() && evs.is_empty())
         .times(1)
-        .returning(|_, _, _| Ok(false));
+        .returning(|_, _, _, _| Ok(false));
     store.expect_fail_job().never();
     let mut handler = MockJobHandler::new();
-    handler.expect_run().times(1).returning(|_| Ok(Vec::new()));
+    handler
+        .expect_run()
+        .times(1)
+        .returning(|_| Ok(Vec::new().into()));
 
     let step = worker(store, clock()).step(&KINDS, &handler).await.unwrap();
     assert_eq!(step, Step::Completed(job_id()));
@@ -269,10 +274,13 @@ async fn a_completion_failure_propagates() {
     store
         .expect_complete_job()
         .times(1)
-        .returning(|_, _, _| Err(StoreError::NotFound));
+        .returning(|_, _, _, _| Err(StoreError::NotFound));
     store.expect_fail_job().never();
     let mut handler = MockJobHandler::new();
-    handler.expect_run().times(1).returning(|_| Ok(events()));
+    handler
+        .expect_run()
+        .times(1)
+        .returning(|_| Ok(events().into()));
     let err = worker(store, clock())
         .step(&KINDS, &handler)
         .await

@@ -20,7 +20,7 @@ async fn an_unreachable_database_answers_503() {
         &stores,
         &ports(),
         HttpConfig::default(),
-        server::compose::plans().unwrap(),
+        &server::compose::Shared::builtin().unwrap(),
     );
     let svc = test::init_service(http_api::app(state)).await;
     let live = domain::api_key::ApiKey::from_bytes(Mode::Live, [1; 16]);

@@ -1,0 +1,367 @@
+//! Enrollments: `POST /groups/{id}/enrollments` from a ready, unexpired,
+//! current quote (one per group), the reads, and the group's go-live
+//! (`sandbox` → `prod`).
+
+use std::sync::Arc;
+
+use time::Date;
+
+use crate::enrollment::{Enrollment, OnboardingMode, QuoteUse, check_quote_use};
+use crate::error::FieldError;
+use crate::event::{EventType, NewEvent};
+use crate::group::{CompanyState, Group, GroupStatus, check_email, go_live};
+use crate::hex;
+use crate::ids::{EnrollmentId, GroupId, QuoteId};
+use crate::mode::Mode;
+use crate::ports::{Clock, Entropy, Minter};
+use crate::scope::Scope;
+use crate::services::{ServiceError, with_fresh_id};
+use crate::store::{Conflict, GroupStore, QuoteStore, StoreError};
+
+/// Where the hosted employer portal lives; `signinUrl` and
+/// `setPasswordUrl` point into it.
+pub const PORTAL_BASE_URL: &str = "https://portal.service.example";
+
+/// The enrollment signatory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signatory {
+    /// Name.
+    pub name: String,
+    /// Email (the employer-portal admin's login in hosted mode).
+    pub email: String,
+}
+
+/// The body of `POST /groups/{id}/enrollments`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnrollmentInput {
+    /// The quote enrolled on.
+    pub quote_id: QuoteId,
+    /// Who signs.
+    pub signatory: Signatory,
+    /// `hosted` (default) or `embedded`.
+    pub onboarding_mode: OnboardingMode,
+    /// Default: the quote's plan-year start.
+    pub start_date: Option<Date>,
+}
+
+/// An enrollment with its group's current company state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnrollmentView {
+    /// The stored enrollment.
+    pub enrollment: Enrollment,
+    /// `sandbox` until the group goes live, then `prod`.
+    pub company_state: Option<CompanyState>,
+}
+
+/// The enrollments service.
+#[derive(Clone)]
+pub struct Enrollments {
+    groups: Arc<dyn GroupStore>,
+    quotes: Arc<dyn QuoteStore>,
+    clock: Arc<dyn Clock>,
+    entropy: Arc<dyn Entropy>,
+}
+
+const STEPS_HOSTED: [&str; 4] = [
+    "The signatory sets a password and signs in to the employer portal.",
+    "Business verification in the employer portal.",
+    "Banking details for premium funding.",
+    "Plan setup: contribution strategy and eligibility rules.",
+];
+
+const STEPS_EMBEDDED: [&str; 4] = [
+    "Collect business verification details in your product.",
+    "Collect banking details for premium funding.",
+    "Send plan setup choices: contribution strategy and eligibility rules.",
+    "Submit member elections.",
+];
+
+impl Enrollments {
+    /// The service over its ports.
+    #[must_use]
+    pub fn new(
+        groups: Arc<dyn GroupStore>,
+        quotes: Arc<dyn QuoteStore>,
+        clock: Arc<dyn Clock>,
+        entropy: Arc<dyn Entropy>,
+    ) -> Self {
+        Self {
+            groups,
+            quotes,
+            clock,
+            entropy,
+        }
+    }
+
+    /// Creates the group's enrollment: the group becomes `enrolled` with
+    /// company state `sandbox`, and `enrollment.created` is sent.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] for a bad body or a quote that is not the
+    /// group's; [`ServiceError::NotFound`] outside the scope;
+    /// [`ServiceError::Conflict`] for a second enrollment, an `in_review`
+    /// quote or an enrolled domain; [`ServiceError::QuoteExpired`] for an
+    /// expired or stale quote.
+    pub async fn create(
+        &self,
+        scope: &Scope,
+        group_id: &GroupId,
+        input: EnrollmentInput,
+    ) -> Result<EnrollmentView, ServiceError> {
+        check_signatory(&input.signatory)?;
+        let group = self.groups.group(scope, group_id).await?;
+        if self
+            .quotes
+            .group_enrollment(scope, group_id)
+            .await?
+            .is_some()
+        {
+            return Err(ServiceError::Conflict(
+                "the group already has an enrollment".to_owned(),
+            ));
+        }
+        let quote = match self.quotes.quote(scope, &input.quote_id).await {
+            Ok(q) if q.group_id == *group_id => q,
+            Ok(_) | Err(StoreError::NotFound) => {
+                return Err(ServiceError::Invalid(vec![FieldError::new(
+                    "quote_id",
+                    "is not a quote of this group",
+                )]));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let now_ms = self.clock.now_ms();
+        let now = now_ms.div_euclid(1000);
+        check_quote_use(
+            quote.status,
+            quote.expires_at,
+            quote.rating_digest.as_deref(),
+            group.rating_digest.as_deref(),
+            now,
+        )
+        .map_err(quote_refusal)?;
+        let start_date = match input.start_date {
+            Some(d) => d,
+            None => quote
+                .body
+                .get("planYearStartDate")
+                .and_then(serde_json::Value::as_str)
+                .and_then(|s| pricing_core::census::date_opt::parse(s).ok())
+                .ok_or_else(|| {
+                    ServiceError::Invalid(vec![FieldError::new(
+                        "start_date",
+                        "is required: the quote names no plan-year start",
+                    )])
+                })?,
+        };
+        let start = pricing_core::census::date_opt::format(start_date);
+        let minter = Minter::new(self.entropy.as_ref());
+        let body = document(&group, &start, input.onboarding_mode, scope.mode, &minter);
+        let event = |id: &EnrollmentId| NewEvent {
+            id: minter.event_id(),
+            scope: scope.clone(),
+            event_type: EventType::EnrollmentCreated,
+            created_at: now,
+            data: serde_json::json!({
+                "enrollmentId": id.as_str(),
+                "groupId": group_id.as_str(),
+                "quoteId": quote.id.as_str(),
+                "startDate": start,
+                "companyDomain": group.domain,
+                "onboardingMode": mode_str(input.onboarding_mode),
+            }),
+        };
+        let enrollment = with_fresh_id(|| {
+            let enrollment = Enrollment {
+                id: minter.enrollment_id_at(now_ms),
+                scope: scope.clone(),
+                group_id: group_id.clone(),
+                quote_id: quote.id.clone(),
+                onboarding_mode: input.onboarding_mode,
+                body: body.clone(),
+                created_at: now,
+            };
+            let events = [event(&enrollment.id)];
+            let store = Arc::clone(&self.quotes);
+            async move {
+                store.insert_enrollment(&enrollment, &events).await?;
+                Ok(enrollment)
+            }
+        })
+        .await
+        .map_err(|e| match e {
+            ServiceError::Conflict(m) if m == Conflict::DomainTaken.to_string() => {
+                ServiceError::Conflict(
+                    "an enrolled group already exists for this domain".to_owned(),
+                )
+            }
+            other => other,
+        })?;
+        Ok(EnrollmentView {
+            enrollment,
+            company_state: Some(CompanyState::Sandbox),
+        })
+    }
+
+    /// Reads an enrollment of the scope.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope.
+    pub async fn get(
+        &self,
+        scope: &Scope,
+        id: &EnrollmentId,
+    ) -> Result<EnrollmentView, ServiceError> {
+        let enrollment = self.quotes.enrollment(scope, id).await?;
+        let group = self.groups.group(scope, &enrollment.group_id).await?;
+        Ok(EnrollmentView {
+            enrollment,
+            company_state: group.company_state,
+        })
+    }
+
+    /// The group's enrollment, if any.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope.
+    pub async fn of_group(
+        &self,
+        scope: &Scope,
+        group_id: &GroupId,
+    ) -> Result<Option<EnrollmentView>, ServiceError> {
+        let group = self.groups.group(scope, group_id).await?;
+        Ok(self
+            .quotes
+            .group_enrollment(scope, group_id)
+            .await?
+            .map(|enrollment| EnrollmentView {
+                enrollment,
+                company_state: group.company_state,
+            }))
+    }
+
+    /// The provisioned company goes live: `sandbox` → `prod`, the group
+    /// becomes `active`, and `group.state_changed` is sent.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope;
+    /// [`ServiceError::Conflict`] without an enrollment or when already live.
+    pub async fn go_live(&self, scope: &Scope, group_id: &GroupId) -> Result<Group, ServiceError> {
+        let group = self.groups.group(scope, group_id).await?;
+        let next = go_live(group.company_state).map_err(|_| {
+            ServiceError::Conflict(match group.company_state {
+                Some(CompanyState::Prod) => "the group is already live".to_owned(),
+                _ => "the group has no provisioned company yet; create its enrollment first"
+                    .to_owned(),
+            })
+        })?;
+        let now = self.clock.now_ms().div_euclid(1000);
+        let event = NewEvent {
+            id: Minter::new(self.entropy.as_ref()).event_id(),
+            scope: scope.clone(),
+            event_type: EventType::GroupStateChanged,
+            created_at: now,
+            data: serde_json::json!({
+                "groupId": group_id.as_str(),
+                "companyDomain": group.domain,
+                "previousState": "sandbox",
+                "state": "prod",
+            }),
+        };
+        Ok(self
+            .groups
+            .advance_group(
+                scope,
+                group_id,
+                GroupStatus::Active,
+                Some(next),
+                std::slice::from_ref(&event),
+                now,
+            )
+            .await?)
+    }
+
+    /// Takes a group found by id alone live (the operator's `group go-live`).
+    ///
+    /// # Errors
+    /// As [`Enrollments::go_live`].
+    pub async fn go_live_any(&self, group_id: &GroupId) -> Result<Group, ServiceError> {
+        let group = self.groups.find_group(group_id).await?;
+        let scope = Scope::new(group.partner_id.clone(), group.mode);
+        self.go_live(&scope, group_id).await
+    }
+}
+
+/// `hosted` or `embedded`.
+#[must_use]
+pub const fn mode_str(mode: OnboardingMode) -> &'static str {
+    match mode {
+        OnboardingMode::Hosted => "hosted",
+        OnboardingMode::Embedded => "embedded",
+    }
+}
+
+fn quote_refusal(reason: QuoteUse) -> ServiceError {
+    match reason {
+        QuoteUse::Expired | QuoteUse::Stale => ServiceError::QuoteExpired(reason.to_string()),
+        QuoteUse::InReview | QuoteUse::NotPriced => ServiceError::Conflict(reason.to_string()),
+    }
+}
+
+fn check_signatory(s: &Signatory) -> Result<(), ServiceError> {
+    let mut errors = Vec::new();
+    let name = s.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        errors.push(FieldError::new(
+            "signatory.name",
+            "must be 1 to 200 characters",
+        ));
+    }
+    errors.extend(check_email("signatory.email", &s.email));
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ServiceError::Invalid(errors))
+    }
+}
+
+/// The stored document: the enrollment's figures in camelCase. Identity
+/// and state fields are added by the adapter that answers.
+fn document(
+    group: &Group,
+    start: &str,
+    mode: OnboardingMode,
+    key_mode: Mode,
+    minter: &Minter<'_>,
+) -> serde_json::Value {
+    let steps: &[&str] = match mode {
+        OnboardingMode::Hosted => &STEPS_HOSTED,
+        OnboardingMode::Embedded => &STEPS_EMBEDDED,
+    };
+    let mut body = serde_json::json!({
+        "status": "onboarding",
+        "startDate": start,
+        "companyDomain": group.domain,
+        "onboarding": {"percentComplete": 0, "blockingRemaining": steps.len()},
+        "nextSteps": steps,
+    });
+    if mode == OnboardingMode::Hosted
+        && let Some(map) = body.as_object_mut()
+    {
+        let token = hex::encode(&minter.secret32());
+        map.insert(
+            "employerPortal".to_owned(),
+            serde_json::json!({
+                "provisioned": true,
+                "signinUrl": format!("{PORTAL_BASE_URL}/signin?company={}", group.domain),
+                "setPasswordUrl": format!("{PORTAL_BASE_URL}/set-password?token={token}"),
+                // Test mode never sends email.
+                "inviteSuppressed": key_mode == Mode::Test,
+            }),
+        );
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests;

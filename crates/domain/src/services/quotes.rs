@@ -1,0 +1,387 @@
+//! Quotes: `POST /groups/{id}/quotes` priced by `pricing-core` from the
+//! stored census and its market comparison, the reads, and underwriting's
+//! finalization of an `in_review` quote.
+//!
+//! The market comparison (the simulation of both versions on the card's
+//! market base plan) is the expensive part of a quote. A census write
+//! enqueues it as a job ([`comparison`]); while that job is open a quote
+//! answers 409 `rates_pending`. A quote then prices from the job's stored
+//! result when it was made for the same census, plan-year start and card,
+//! and runs the simulation itself otherwise (another plan-year start, or a
+//! job that gave up). Either way the numbers are the same: the engine is
+//! deterministic.
+
+pub mod comparison;
+mod document;
+
+use std::sync::Arc;
+
+use pricing_core::census::CensusMember;
+use pricing_core::quote::{ReviewStatus, market_comparison, price_quote};
+use pricing_core::{CensusContext, CensusRules, PricingError, QuoteRequest, RateCard, RatedCensus};
+use time::{Date, Duration, OffsetDateTime};
+
+use crate::census::rating_digest;
+use crate::error::FieldError;
+use crate::event::{EventType, NewEvent};
+use crate::group::Group;
+use crate::ids::{GroupId, QuoteId};
+use crate::job::JobKind;
+use crate::page::{Page, PageRequest};
+use crate::ports::{Clock, Entropy, Minter};
+use crate::quote::{Quote, QuoteStatus};
+use crate::scope::Scope;
+use crate::services::{ServiceError, with_fresh_id};
+use crate::store::{CensusStore, GroupStore, JobStore, QuoteStore};
+
+pub use comparison::{Comparison, ComparisonHandler};
+pub use pricing_core::VersionId;
+
+/// The body of `POST /groups/{id}/quotes` (contract section 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuoteInput {
+    /// `diamond` (default) or `value`.
+    pub plan: VersionId,
+    /// Default: the first day of the next month.
+    pub plan_year_start: Option<Date>,
+    /// 0..=100, default 100.
+    pub employer_contribution_pct: Option<u32>,
+}
+
+impl Default for QuoteInput {
+    fn default() -> Self {
+        Self {
+            plan: VersionId::Diamond,
+            plan_year_start: None,
+            employer_contribution_pct: None,
+        }
+    }
+}
+
+/// How far ahead a plan year may start, in days.
+pub const MAX_PLAN_YEAR_LEAD_DAYS: i64 = 366;
+
+/// Census validation for pricing stored members: every stored row already
+/// passed the caller's rules (the broker date-of-birth rule included) when
+/// it was written.
+pub(crate) const STORED_RULES: CensusRules = CensusRules { require_dob: false };
+
+/// The UTC date of Unix seconds `secs`.
+pub(crate) fn date_of(secs: i64) -> Date {
+    OffsetDateTime::from_unix_timestamp(secs)
+        .map_or(OffsetDateTime::UNIX_EPOCH, |t| t)
+        .date()
+}
+
+/// The first day of the month after `today`: the default plan-year start.
+#[must_use]
+pub fn next_month_start(today: Date) -> Date {
+    let (year, month) = match today.month() {
+        time::Month::December => (today.year() + 1, time::Month::January),
+        m => (today.year(), m.next()),
+    };
+    Date::from_calendar_date(year, month, 1).unwrap_or(today)
+}
+
+/// Seconds a caller should wait before retrying a quote while the market
+/// comparison of `members` runs (about 4,000 members a second, at least 1).
+#[must_use]
+pub fn rates_retry_after(members: u32) -> u32 {
+    (1 + members / 4_000).min(30)
+}
+
+/// Maps a pricing failure onto the service's vocabulary. Census field
+/// paths name the stored census's `members` rows.
+pub(crate) fn pricing_error(e: PricingError) -> ServiceError {
+    match e {
+        PricingError::CensusRequired => ServiceError::CensusRequired,
+        PricingError::MarketUnavailable => ServiceError::MarketUnavailable,
+        PricingError::InvalidCensus(details) | PricingError::InvalidPlan(details) => {
+            ServiceError::Invalid(
+                details
+                    .into_iter()
+                    .map(|d| FieldError {
+                        field: d
+                            .field
+                            .strip_prefix("census")
+                            .map_or(d.field.clone(), |rest| format!("members{rest}")),
+                        ..d
+                    })
+                    .collect(),
+            )
+        }
+        other @ (PricingError::RateCard(_) | PricingError::Overflow) => {
+            ServiceError::Internal(Box::new(other))
+        }
+    }
+}
+
+/// The normalisation inputs of a group's census.
+pub(crate) fn context<'a>(
+    card: &'a RateCard,
+    scope: &'a Scope,
+    group: &'a Group,
+    plan_year_start: Date,
+) -> CensusContext<'a> {
+    CensusContext {
+        card,
+        plan_year_start,
+        partner: Some(scope.partner.as_str()),
+        rules: STORED_RULES,
+        fallback_zip: group
+            .address
+            .as_ref()
+            .and_then(|a| a.zip.as_deref())
+            .filter(|z| pricing_core::census::is_zip5(z)),
+    }
+}
+
+/// The quotes service.
+#[derive(Clone)]
+pub struct Quotes {
+    groups: Arc<dyn GroupStore>,
+    census: Arc<dyn CensusStore>,
+    quotes: Arc<dyn QuoteStore>,
+    jobs: Arc<dyn JobStore>,
+    clock: Arc<dyn Clock>,
+    entropy: Arc<dyn Entropy>,
+    card: Arc<RateCard>,
+}
+
+/// The ports of the quotes service.
+#[derive(Clone)]
+pub struct QuotePorts {
+    /// Groups.
+    pub groups: Arc<dyn GroupStore>,
+    /// Census members.
+    pub census: Arc<dyn CensusStore>,
+    /// Quotes.
+    pub quotes: Arc<dyn QuoteStore>,
+    /// Jobs (the market comparison).
+    pub jobs: Arc<dyn JobStore>,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// Ids.
+    pub entropy: Arc<dyn Entropy>,
+}
+
+impl Quotes {
+    /// The service over its ports and the rate card in use.
+    #[must_use]
+    pub fn new(ports: QuotePorts, card: Arc<RateCard>) -> Self {
+        Self {
+            groups: ports.groups,
+            census: ports.census,
+            quotes: ports.quotes,
+            jobs: ports.jobs,
+            clock: ports.clock,
+            entropy: ports.entropy,
+            card,
+        }
+    }
+
+    /// Prices a quote from the group's stored census.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope;
+    /// [`ServiceError::RatesPending`] while the market comparison runs;
+    /// [`ServiceError::Invalid`] for a bad body;
+    /// [`ServiceError::CensusRequired`] or [`ServiceError::MarketUnavailable`]
+    /// when the census cannot be priced.
+    pub async fn create(
+        &self,
+        scope: &Scope,
+        group_id: &GroupId,
+        input: QuoteInput,
+    ) -> Result<Quote, ServiceError> {
+        let now_ms = self.clock.now_ms();
+        let now = now_ms.div_euclid(1000);
+        let today = date_of(now);
+        let start = match input.plan_year_start {
+            Some(d) => check_start(d, today)?,
+            None => next_month_start(today),
+        };
+        let contribution = input.employer_contribution_pct.unwrap_or(100);
+        if contribution > 100 {
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                "employer_contribution_pct",
+                "must be an integer from 0 to 100",
+            )]));
+        }
+        let group = self.check_rates(scope, group_id).await?;
+        let members: Vec<CensusMember> = self
+            .census
+            .census(scope, group_id)
+            .await?
+            .into_iter()
+            .map(|m| m.member)
+            .collect();
+        // The digest of the census actually priced: a write that lands
+        // between the reads makes this quote stale, never wrongly current.
+        let digest = rating_digest(&members);
+        let cached = self
+            .jobs
+            .latest_result(scope, group_id, JobKind::MarketComparison)
+            .await?
+            .and_then(|text| Comparison::parse(&text))
+            .filter(|c| c.matches(&digest, start, self.card.version()))
+            .map(|c| c.simulation);
+        let request = QuoteRequest {
+            plan: input.plan,
+            employer_contribution_pct: contribution,
+            current_pepm_cents: group.current_coverage.as_ref().and_then(|c| c.pepm_cents),
+        };
+        let card = Arc::clone(&self.card);
+        let (task_scope, task_group) = (scope.clone(), group.clone());
+        let priced = tokio::task::spawn_blocking(move || {
+            let ctx = context(&card, &task_scope, &task_group, start);
+            let rated = RatedCensus::build(&members, ctx)?;
+            let sim = cached.unwrap_or_else(|| market_comparison(&rated));
+            price_quote(&rated, &sim, request)
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(Box::new(e)))?
+        .map_err(pricing_error)?;
+
+        let updated_at = self.card.updated_at().map(str::to_owned);
+        let body = document::quote_body(&priced, updated_at.as_deref(), contribution);
+        let status = match priced.status {
+            ReviewStatus::Ready => QuoteStatus::Ready,
+            ReviewStatus::InReview => QuoteStatus::InReview,
+        };
+        let expires_at = now.saturating_add(i64::from(priced.expires_after_days) * 86_400);
+        let minter = Minter::new(self.entropy.as_ref());
+        let template = Quote {
+            id: minter.quote_id_at(now_ms),
+            scope: scope.clone(),
+            group_id: group_id.clone(),
+            status,
+            rating_digest: Some(digest),
+            expires_at,
+            body,
+            created_at: now,
+        };
+        let mut first = true;
+        with_fresh_id(|| {
+            let mut quote = template.clone();
+            if !std::mem::take(&mut first) {
+                quote.id = minter.quote_id_at(now_ms);
+            }
+            let store = Arc::clone(&self.quotes);
+            async move {
+                store.insert_quote(&quote, &[]).await?;
+                Ok(quote)
+            }
+        })
+        .await
+    }
+
+    /// The group, when its census's market comparison has finished.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope;
+    /// [`ServiceError::RatesPending`] while the comparison runs.
+    pub async fn check_rates(
+        &self,
+        scope: &Scope,
+        group_id: &GroupId,
+    ) -> Result<Group, ServiceError> {
+        let group = self.groups.group(scope, group_id).await?;
+        if self
+            .jobs
+            .open_job(scope, group_id, JobKind::MarketComparison)
+            .await?
+            .is_some()
+        {
+            return Err(ServiceError::RatesPending {
+                retry_after_secs: rates_retry_after(group.census_member_count),
+            });
+        }
+        Ok(group)
+    }
+
+    /// Reads a quote of the scope.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope.
+    pub async fn get(&self, scope: &Scope, id: &QuoteId) -> Result<Quote, ServiceError> {
+        Ok(self.quotes.quote(scope, id).await?)
+    }
+
+    /// The group's quotes, newest first.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope.
+    pub async fn list(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        page: &PageRequest,
+    ) -> Result<Page<Quote>, ServiceError> {
+        Ok(self.quotes.quotes(scope, group, page).await?)
+    }
+
+    /// Underwriting finalizes an `in_review` quote: it becomes `ready` and
+    /// `quote.finalized` is sent.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope;
+    /// [`ServiceError::Conflict`] unless the quote is `in_review`.
+    pub async fn finalize(&self, scope: &Scope, id: &QuoteId) -> Result<Quote, ServiceError> {
+        let mut quote = self.quotes.quote(scope, id).await?;
+        let next = quote.status.finalize().map_err(|_| {
+            ServiceError::Conflict(format!(
+                "the quote is {}; only an in_review quote can be finalized",
+                quote.status.as_str()
+            ))
+        })?;
+        let minter = Minter::new(self.entropy.as_ref());
+        let event = NewEvent {
+            id: minter.event_id(),
+            scope: scope.clone(),
+            event_type: EventType::QuoteFinalized,
+            created_at: self.clock.now_ms().div_euclid(1000),
+            data: serde_json::json!({
+                "quoteId": quote.id.as_str(),
+                "groupId": quote.group_id.as_str(),
+                "status": next.as_str(),
+            }),
+        };
+        self.quotes
+            .update_quote(scope, id, next, &quote.body, std::slice::from_ref(&event))
+            .await?;
+        quote.status = next;
+        Ok(quote)
+    }
+
+    /// Finalizes a quote found by id alone (the operator's `quote finalize`).
+    ///
+    /// # Errors
+    /// As [`Quotes::finalize`].
+    pub async fn finalize_any(&self, id: &QuoteId) -> Result<Quote, ServiceError> {
+        let quote = self.quotes.find_quote(id).await?;
+        self.finalize(&quote.scope, id).await
+    }
+}
+
+/// A requested plan-year start must not lie in the past nor more than a
+/// year ahead.
+fn check_start(start: Date, today: Date) -> Result<Date, ServiceError> {
+    let field = "plan_year_start_date";
+    if start < today {
+        return Err(ServiceError::Invalid(vec![FieldError::new(
+            field,
+            "must not be in the past",
+        )]));
+    }
+    if start > today.saturating_add(Duration::days(MAX_PLAN_YEAR_LEAD_DAYS)) {
+        return Err(ServiceError::Invalid(vec![FieldError::new(
+            field,
+            format!("must be at most {MAX_PLAN_YEAR_LEAD_DAYS} days ahead"),
+        )]));
+    }
+    Ok(start)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! The local market comparison: the job a census write enqueues. It
+//! normalises the stored census for the default plan-year start, simulates
+//! both versions on the card's market base plan, stores the simulation as
+//! the job's result and announces `census.processed`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pricing_core::census::CensusMember;
+use pricing_core::quote::market_comparison;
+use pricing_core::{PricingError, RateCard, RatedCensus, Simulation};
+use serde::{Deserialize, Serialize};
+use time::Date;
+
+use super::{context, date_of, next_month_start};
+use crate::census::rating_digest;
+use crate::event::{EventType, NewEvent};
+use crate::job::Job;
+use crate::ports::{Clock, Entropy, Minter};
+use crate::services::jobs::{JobHandler, JobOutput};
+use crate::store::{CensusStore, GroupStore, StoreError};
+
+/// A stored market comparison: the simulation and what it was made from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Rating digest of the census simulated.
+    pub rating_digest: String,
+    /// Plan-year start the ages were taken on.
+    pub plan_year_start: Date,
+    /// Rate-card version.
+    pub card_version: String,
+    /// The simulation.
+    pub simulation: Simulation,
+}
+
+impl Comparison {
+    /// Parses a stored result; an unreadable one is ignored (the quote then
+    /// simulates on its own).
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// Whether this comparison prices the census of `digest` starting on
+    /// `start` with card `card_version`.
+    #[must_use]
+    pub fn matches(&self, digest: &str, start: Date, card_version: &str) -> bool {
+        self.rating_digest == digest
+            && self.plan_year_start == start
+            && self.card_version == card_version
+    }
+}
+
+/// The census-processed counts the census write put in the job's payload.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Payload {
+    received: u64,
+    accepted: u64,
+    error_count: u64,
+}
+
+/// Runs market-comparison jobs.
+#[derive(Clone)]
+pub struct ComparisonHandler {
+    groups: Arc<dyn GroupStore>,
+    census: Arc<dyn CensusStore>,
+    clock: Arc<dyn Clock>,
+    entropy: Arc<dyn Entropy>,
+    card: Arc<RateCard>,
+}
+
+impl ComparisonHandler {
+    /// The handler over its ports and the rate card in use.
+    #[must_use]
+    pub fn new(
+        groups: Arc<dyn GroupStore>,
+        census: Arc<dyn CensusStore>,
+        clock: Arc<dyn Clock>,
+        entropy: Arc<dyn Entropy>,
+        card: Arc<RateCard>,
+    ) -> Self {
+        Self {
+            groups,
+            census,
+            clock,
+            entropy,
+            card,
+        }
+    }
+}
+
+fn store_message(e: &StoreError) -> String {
+    format!("store: {e}")
+}
+
+#[async_trait]
+impl JobHandler for ComparisonHandler {
+    async fn run(&self, job: &Job) -> Result<JobOutput, String> {
+        let scope = &job.job.scope;
+        let Some(group_id) = job.job.group_id.as_ref() else {
+            return Err("a market comparison needs a group".to_owned());
+        };
+        let payload: Payload = serde_json::from_str(&job.job.payload).unwrap_or_default();
+        let group = match self.groups.group(scope, group_id).await {
+            Ok(g) => g,
+            // The group is gone: nothing to compare, nothing to announce.
+            Err(StoreError::NotFound) => return Ok(JobOutput::default()),
+            Err(e) => return Err(store_message(&e)),
+        };
+        let members: Vec<CensusMember> = self
+            .census
+            .census(scope, group_id)
+            .await
+            .map_err(|e| store_message(&e))?
+            .into_iter()
+            .map(|m| m.member)
+            .collect();
+        let member_count = members.len();
+        let now = self.clock.now_ms().div_euclid(1000);
+        let start = next_month_start(date_of(now));
+        let digest = rating_digest(&members);
+        let card = Arc::clone(&self.card);
+        let (task_scope, task_group) = (scope.clone(), group.clone());
+        let simulated = tokio::task::spawn_blocking(move || {
+            let ctx = context(&card, &task_scope, &task_group, start);
+            RatedCensus::build(&members, ctx).map(|rated| market_comparison(&rated))
+        })
+        .await
+        .map_err(|e| format!("the simulation stopped: {e}"))?;
+        let result = match simulated {
+            Ok(simulation) => Some(
+                serde_json::to_string(&Comparison {
+                    rating_digest: digest,
+                    plan_year_start: start,
+                    card_version: self.card.version().to_owned(),
+                    simulation,
+                })
+                .map_err(|e| e.to_string())?,
+            ),
+            // A census that cannot be priced is still processed: quotes
+            // answer 422 with the reason when they normalise it.
+            Err(
+                PricingError::CensusRequired
+                | PricingError::MarketUnavailable
+                | PricingError::InvalidCensus(_),
+            ) => None,
+            Err(e) => return Err(e.to_string()),
+        };
+        let minter = Minter::new(self.entropy.as_ref());
+        let event = NewEvent {
+            id: minter.event_id(),
+            scope: scope.clone(),
+            event_type: EventType::CensusProcessed,
+            created_at: now,
+            data: serde_json::json!({
+                "groupId": group_id.as_str(),
+                "received": payload.received,
+                "accepted": payload.accepted,
+                "memberCount": member_count,
+                "errorCount": payload.error_count,
+            }),
+        };
+        Ok(JobOutput {
+            events: vec![event],
+            result,
+        })
+    }
+}

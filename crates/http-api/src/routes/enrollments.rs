@@ -1,0 +1,216 @@
+//! Enrollments: `POST /groups/{groupId}/enrollments`, `GET
+//! /groups/{groupId}/enrollments` and `GET /enrollments/{id}` (contract
+//! section 3, Enrollments).
+
+use actix_web::{HttpRequest, get, post, web};
+
+use domain::enrollment::OnboardingMode;
+use domain::error::FieldError;
+use domain::ids::{EnrollmentId, QuoteId};
+use domain::services::enrollments::{EnrollmentInput as DomainInput, Signatory};
+use pricing_core::census::date_opt;
+
+use crate::auth::Caller;
+use crate::body;
+use crate::error::{ApiError, ErrorBody};
+use crate::page;
+use crate::reply::Reply;
+use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::state::AppState;
+use crate::wire::enrollments::{EnrollmentInput, EnrollmentList, EnrollmentOut};
+
+/// The domain's input from the wire's, every bad field named.
+fn input(wire: EnrollmentInput) -> Result<DomainInput, ApiError> {
+    let mut errors = Vec::new();
+    let quote_id = match wire.quote_id.as_deref() {
+        None => {
+            errors.push(FieldError::new("quote_id", "is required"));
+            None
+        }
+        Some(raw) => match QuoteId::parse(raw) {
+            Ok(id) => Some(id),
+            Err(_) => {
+                errors.push(FieldError::new(
+                    "quote_id",
+                    "must be a quote id (qt_ and 12 hex characters)",
+                ));
+                None
+            }
+        },
+    };
+    let signatory = match wire.signatory {
+        None => {
+            errors.push(FieldError::new("signatory", "is required"));
+            None
+        }
+        Some(s) => {
+            if s.name.is_none() {
+                errors.push(FieldError::new("signatory.name", "is required"));
+            }
+            if s.email.is_none() {
+                errors.push(FieldError::new("signatory.email", "is required"));
+            }
+            match (s.name, s.email) {
+                (Some(name), Some(email)) => Some(Signatory { name, email }),
+                _ => None,
+            }
+        }
+    };
+    let onboarding_mode = match wire.onboarding_mode.as_deref() {
+        None | Some("hosted") => OnboardingMode::Hosted,
+        Some("embedded") => OnboardingMode::Embedded,
+        Some(_) => {
+            errors.push(FieldError::new(
+                "onboarding_mode",
+                "must be hosted or embedded",
+            ));
+            OnboardingMode::Hosted
+        }
+    };
+    let start_date = match wire.start_date.as_deref().map(date_opt::parse) {
+        None => None,
+        Some(Ok(d)) => Some(d),
+        Some(Err(_)) => {
+            errors.push(FieldError::new("start_date", "must be a date (YYYY-MM-DD)"));
+            None
+        }
+    };
+    match (quote_id, signatory) {
+        (Some(quote_id), Some(signatory)) if errors.is_empty() => Ok(DomainInput {
+            quote_id,
+            signatory,
+            onboarding_mode,
+            start_date,
+        }),
+        _ => Err(ApiError::invalid(errors)),
+    }
+}
+
+/// Create the group's enrollment from a ready, unexpired, current quote.
+///
+/// The group becomes `enrolled` with company state `sandbox`, and
+/// `enrollment.created` is sent. In hosted mode the signatory is
+/// provisioned as employer-portal admin (`employer_portal`; no invitation
+/// email in test mode).
+#[utoipa::path(
+    tag = "Enrollments",
+    operation_id = "create_enrollment",
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = EnrollmentInput,
+    responses(
+        (status = 201, description = "The enrollment", body = EnrollmentOut),
+        (status = 400, description = "A field is invalid, or `quote_id` is not a quote of this group", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "quote_id: is required",
+                          "details": [{"field": "quote_id", "message": "is required"}]})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        (status = 409, description = "The group already has an enrollment, the quote is `in_review`, or an enrolled group of this mode holds the domain", body = ErrorBody,
+         example = json!({"error": "conflict", "message": "the group already has an enrollment"})),
+        (status = 410, description = "The quote passed its `expires_at`, or the census changed since it was priced: create a new quote and retry", body = ErrorBody,
+         example = json!({"error": "quote_expired", "message": "the census changed since this quote; re-quote"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/groups/{groupId}/enrollments")]
+pub async fn create_enrollment(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    let input = input(body::parse(&req, &bytes, &[])?)?;
+    let view = state
+        .enrollments
+        .create(&caller.principal.scope(), &id, input)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    Reply::created(
+        &EnrollmentOut::of(&view)?,
+        &format!("/v1/enrollments/{}", view.enrollment.id.as_str()),
+    )
+}
+
+/// List the group's enrollments: zero or one.
+#[utoipa::path(
+    tag = "Enrollments",
+    operation_id = "list_enrollments",
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        crate::routes::groups::PageParams
+    ),
+    responses(
+        (status = 200, description = "Zero or one enrollment", body = EnrollmentList),
+        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "limit: must be an integer from 1 to 200",
+                          "details": [{"field": "limit", "message": "must be an integer from 1 to 200"}]})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/groups/{groupId}/enrollments")]
+pub async fn list_enrollments(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    // The one page there is; `limit` and `cursor` are still checked.
+    let request = page::request(&req, &format!("enrollments:{}", id.as_str()))?;
+    let view = state
+        .enrollments
+        .of_group(&caller.principal.scope(), &id)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    let enrollments = match view {
+        // A cursor can only come from a page that had a next one, and this
+        // list never has: past the first page there is nothing.
+        Some(v) if request.after.is_none() => vec![EnrollmentOut::of(&v)?],
+        _ => Vec::new(),
+    };
+    Reply::ok(&EnrollmentList {
+        count: u64::try_from(enrollments.len()).unwrap_or(0),
+        enrollments,
+        next_cursor: None,
+    })
+}
+
+/// Read one enrollment of the caller's partner and mode.
+#[utoipa::path(
+    tag = "Enrollments",
+    operation_id = "get_enrollment",
+    params(("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11")),
+    responses(
+        (status = 200, description = "The enrollment", body = EnrollmentOut),
+        (status = 404, description = "No such enrollment for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such enrollment in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/enrollments/{id}")]
+pub async fn get_enrollment(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let missing = || ApiError::not_found("no such enrollment in this mode");
+    let id = EnrollmentId::parse(&path).map_err(|_| missing())?;
+    let view = state
+        .enrollments
+        .get(&caller.principal.scope(), &id)
+        .await
+        .map_err(|e| match ApiError::from(e) {
+            e if e.code() == "not_found" => missing(),
+            e => e,
+        })?;
+    Reply::ok(&EnrollmentOut::of(&view)?)
+}

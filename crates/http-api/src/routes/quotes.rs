@@ -1,0 +1,224 @@
+//! Quotes: `POST /groups/{groupId}/quotes`, `GET /groups/{groupId}/quotes`
+//! and `GET /quotes/{id}` (contract section 3, Quotes).
+
+use actix_web::{HttpRequest, get, post, web};
+
+use domain::error::FieldError;
+use domain::ids::QuoteId;
+use domain::services::quotes::{QuoteInput as DomainInput, VersionId};
+use pricing_core::census::date_opt;
+
+use crate::auth::Caller;
+use crate::body;
+use crate::error::{ApiError, ErrorBody};
+use crate::limits;
+use crate::page;
+use crate::reply::Reply;
+use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::state::AppState;
+use crate::wire::quotes::{QuoteInput, QuoteList, QuoteOut};
+
+/// A quote id from the path; anything malformed is simply not found.
+pub(crate) fn quote_id(raw: &str) -> Result<QuoteId, ApiError> {
+    QuoteId::parse(raw).map_err(|_| quote_not_found())
+}
+
+/// The one not-found of a quote, whoever's it is.
+pub(crate) fn quote_not_found() -> ApiError {
+    ApiError::not_found("no such quote in this mode")
+}
+
+/// The domain's input from the wire's, every bad field named.
+fn input(wire: QuoteInput) -> Result<DomainInput, ApiError> {
+    let mut errors = Vec::new();
+    let plan = match wire.plan_id.as_deref() {
+        None | Some("diamond") => VersionId::Diamond,
+        Some("value") => VersionId::Value,
+        Some(_) => {
+            errors.push(FieldError::new("plan_id", "must be diamond or value"));
+            VersionId::Diamond
+        }
+    };
+    let plan_year_start = match wire.plan_year_start_date.as_deref().map(date_opt::parse) {
+        None => None,
+        Some(Ok(d)) => Some(d),
+        Some(Err(_)) => {
+            errors.push(FieldError::new(
+                "plan_year_start_date",
+                "must be a date (YYYY-MM-DD)",
+            ));
+            None
+        }
+    };
+    let contribution = match wire.employer_contribution_pct {
+        None => None,
+        Some(p) => match u32::try_from(p) {
+            Ok(p) if p <= 100 => Some(p),
+            _ => {
+                errors.push(FieldError::new(
+                    "employer_contribution_pct",
+                    "must be an integer from 0 to 100",
+                ));
+                None
+            }
+        },
+    };
+    if errors.is_empty() {
+        Ok(DomainInput {
+            plan,
+            plan_year_start,
+            employer_contribution_pct: contribution,
+        })
+    } else {
+        Err(ApiError::invalid(errors))
+    }
+}
+
+/// Create a quote from the group's stored census.
+///
+/// Synchronous and deterministic: the same census, rate card and body give
+/// the same numbers. Answers 409 `rates_pending` (with `Retry-After`) while
+/// the market comparison a census write started is still running.
+#[utoipa::path(
+    tag = "Quotes",
+    operation_id = "create_quote",
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body(content = QuoteInput, description = "Every field is optional; an empty body or `{}` quotes `diamond` from next month"),
+    responses(
+        (status = 201, description = "The quote (`in_review` above the rate card's threshold)", body = QuoteOut),
+        (status = 400, description = "A field is invalid, or a member's date of birth is after the plan-year start", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "plan_id: must be diamond or value",
+                          "details": [{"field": "plan_id", "message": "must be diamond or value"}]})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        (status = 409, description = "The census's market comparison is still running (`rates_pending`, `Retry-After`), or a request with this Idempotency-Key is still executing", body = ErrorBody,
+         example = json!({"error": "rates_pending", "message": "the market comparison of the census is still running; retry in 1 s"})),
+        (status = 422, description = "No quotable member (`census_required`), or no rate-card market covers the census (`market_unavailable`)", body = ErrorBody,
+         example = json!({"error": "census_required", "message": "no quotable member: each counted employee needs a zip and a dob or age"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/groups/{groupId}/quotes")]
+pub async fn create_quote(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    // An empty body is `{}`: every field is optional.
+    let wire: QuoteInput = if bytes.iter().all(u8::is_ascii_whitespace) {
+        QuoteInput::default()
+    } else {
+        body::parse(&req, &bytes, &[])?
+    };
+    let input = input(wire)?;
+    let scope = caller.principal.scope();
+    // Only a request that can start pricing is charged to the quote
+    // limit: not one for another partner's group, nor a `rates_pending`
+    // answer a caller is told to retry.
+    state
+        .quotes
+        .check_rates(&scope, &id)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    limits::charge(&req, &state, &caller, state.config.limits.quote_creates()).await?;
+    let quote = state
+        .quotes
+        .create(&scope, &id, input)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    Reply::created(
+        &QuoteOut::of(&quote)?,
+        &format!("/v1/quotes/{}", quote.id.as_str()),
+    )
+}
+
+/// List the group's quotes, newest first.
+#[utoipa::path(
+    tag = "Quotes",
+    operation_id = "list_quotes",
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        crate::routes::groups::PageParams
+    ),
+    responses(
+        (status = 200, description = "A page of quotes", body = QuoteList),
+        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "limit: must be an integer from 1 to 200",
+                          "details": [{"field": "limit", "message": "must be an integer from 1 to 200"}]})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/groups/{groupId}/quotes")]
+pub async fn list_quotes(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let id = group_id(&path)?;
+    let list = format!("quotes:{}", id.as_str());
+    let request = page::request(&req, &list)?;
+    let scope = caller.principal.scope();
+    state
+        .groups
+        .get(&scope, &id)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    let page = state
+        .quotes
+        .list(&scope, &id, &request)
+        .await
+        .map_err(|e| not_found(e.into()))?;
+    Reply::ok(&QuoteList {
+        next_cursor: page::next_cursor(&list, &page),
+        quotes: page
+            .items
+            .iter()
+            .map(QuoteOut::of)
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// Read one quote of the caller's partner and mode.
+///
+/// Reading an expired quote still answers it; using one (an enrollment)
+/// answers 410 `quote_expired`.
+#[utoipa::path(
+    tag = "Quotes",
+    operation_id = "get_quote",
+    params(("id" = String, Path, description = "`qt_` id", example = "qt_1a2b3c4d5e6f")),
+    responses(
+        (status = 200, description = "The quote", body = QuoteOut),
+        (status = 404, description = "No such quote for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such quote in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/quotes/{id}")]
+pub async fn get_quote(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let id = quote_id(&path)?;
+    let quote = state
+        .quotes
+        .get(&caller.principal.scope(), &id)
+        .await
+        .map_err(|e| match ApiError::from(e) {
+            e if e.code() == "not_found" => quote_not_found(),
+            e => e,
+        })?;
+    Reply::ok(&QuoteOut::of(&quote)?)
+}

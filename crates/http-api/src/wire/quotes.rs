@@ -1,0 +1,289 @@
+//! Quotes: `POST /groups/{groupId}/quotes`, `GET /groups/{groupId}/quotes`
+//! and `GET /quotes/{id}` (specification, Quote; contract section 3).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use domain::quote::Quote;
+
+use crate::casing::camel_keys_to_snake;
+use crate::error::ApiError;
+use crate::wire::timestamp;
+
+/// The body of `POST /groups/{groupId}/quotes`; every field is optional.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[schema(example = json!({"plan_id": "diamond", "plan_year_start_date": "2027-01-01", "employer_contribution_pct": 80}))]
+pub struct QuoteInput {
+    /// `diamond` (default) or `value`.
+    #[schema(example = "diamond")]
+    pub plan_id: Option<String>,
+    /// Plan-year start; default the first day of the next month. Not in
+    /// the past, at most 366 days ahead.
+    #[schema(format = Date, example = "2027-01-01")]
+    pub plan_year_start_date: Option<String>,
+    /// Employer share of the premium, 0 to 100 (default 100).
+    #[schema(minimum = 0, maximum = 100, example = 100)]
+    pub employer_contribution_pct: Option<i64>,
+}
+
+/// `plan`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct QuotePlanOut {
+    /// `diamond` or `value`.
+    #[schema(example = "diamond")]
+    pub id: String,
+    /// Display name.
+    pub name: String,
+}
+
+/// Household tier counts.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TiersOut {
+    /// Employee only.
+    pub employee_only: u64,
+    /// Employee and spouse (or domestic partner).
+    pub employee_spouse: u64,
+    /// Employee and children.
+    pub employee_children: u64,
+    /// Family.
+    pub family: u64,
+}
+
+/// `census`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct QuoteCensusOut {
+    /// Counted employees (active full- and part-time).
+    pub employees: u64,
+    /// Covered lives (expected, where dependents were not sent).
+    pub covered_lives: u64,
+    /// Tier counts.
+    pub tiers: TiersOut,
+}
+
+/// One tier's line.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TierLineOut {
+    /// Households in the tier.
+    pub count: u64,
+    /// Average monthly cost of a household of the tier.
+    pub avg_cents: i64,
+}
+
+/// `monthly.by_tier`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ByTierOut {
+    /// Employee only.
+    pub employee_only: TierLineOut,
+    /// Employee and spouse.
+    pub employee_spouse: TierLineOut,
+    /// Employee and children.
+    pub employee_children: TierLineOut,
+    /// Family.
+    pub family: TierLineOut,
+}
+
+/// `monthly`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MonthlyOut {
+    /// Monthly total.
+    pub total_cents: i64,
+    /// Per counted employee per month.
+    pub pepm_cents: i64,
+    /// By tier.
+    pub by_tier: ByTierOut,
+}
+
+/// `annual`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AnnualOut {
+    /// 12 × the monthly total.
+    pub total_cents: i64,
+}
+
+/// `employee_contribution`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ContributionOut {
+    /// Employees' monthly share of the premium.
+    pub premium_cents: i64,
+    /// Employer share used, percent (added).
+    pub employer_contribution_pct: u32,
+}
+
+/// `comparison`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ComparisonOut {
+    /// Prior cost per employee per month.
+    pub prior_pepm_cents: i64,
+    /// Prior monthly total minus the quote's (negative when dearer).
+    pub savings_monthly_cents: i64,
+    /// 12 × the monthly savings.
+    pub savings_annual_cents: i64,
+    /// Savings as a whole percent of the prior total.
+    pub savings_pct: i64,
+    /// `current_coverage` (the group's `current_coverage.pepm_cents`) or
+    /// `benchmark` (the local platinum PPO) (added).
+    #[schema(example = "benchmark")]
+    pub basis: String,
+}
+
+/// `benchmark`: the local platinum PPO compared against (added).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct BenchmarkOut {
+    /// Carrier.
+    pub carrier: String,
+    /// Plan name, with the rating area.
+    pub plan_name: String,
+    /// Network.
+    pub network: String,
+    /// Metal tier.
+    pub metal_tier: String,
+    /// The benchmark's monthly premium for this census.
+    pub monthly_cents: i64,
+    /// Per counted employee per month.
+    pub pepm_cents: i64,
+}
+
+/// `funding_breakdown`: an illustrative split.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FundingOut {
+    /// Expected claims, percent.
+    pub expected_claims_pct: u32,
+    /// Stop-loss, percent.
+    pub stop_loss_pct: u32,
+    /// Care navigation, percent.
+    pub care_navigation_pct: u32,
+    /// Administration, percent.
+    pub admin_fees_pct: u32,
+    /// Says the split is illustrative.
+    pub note: String,
+}
+
+/// `pricing`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PricingOut {
+    /// The rate-card layer that priced the quote.
+    #[schema(example = "rate-card 2026.1 default")]
+    pub source: String,
+    /// When the rate card's rates were last updated.
+    #[schema(format = DateTime)]
+    pub updated_at: Option<String>,
+}
+
+/// The figures of a quote, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct QuoteFigures {
+    /// `market_rates`.
+    #[schema(example = "market_rates")]
+    pub pricing_basis: String,
+    /// The version quoted.
+    pub plan: QuotePlanOut,
+    /// Plan-year start.
+    #[schema(format = Date)]
+    pub plan_year_start_date: String,
+    /// Census counts.
+    pub census: QuoteCensusOut,
+    /// Monthly figures.
+    pub monthly: MonthlyOut,
+    /// Annual figures.
+    pub annual: AnnualOut,
+    /// Employees' share.
+    pub employee_contribution: ContributionOut,
+    /// Against the prior cost.
+    pub comparison: ComparisonOut,
+    /// The benchmark plan.
+    pub benchmark: BenchmarkOut,
+    /// Illustrative funding split.
+    pub funding_breakdown: FundingOut,
+    /// Every default or assumption applied.
+    pub assumptions: Vec<String>,
+    /// Where the price came from.
+    pub pricing: PricingOut,
+}
+
+/// A quote.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "mode": "test", "status": "ready",
+    "pricing_basis": "market_rates", "plan": {"id": "diamond", "name": "Diamond"},
+    "plan_year_start_date": "2026-12-01", "expires_at": "2026-12-21T13:14:00Z",
+    "census": {"employees": 2, "covered_lives": 3, "tiers": {"employee_only": 1, "employee_spouse": 0, "employee_children": 1, "family": 0}},
+    "monthly": {"total_cents": 231456, "pepm_cents": 115728, "by_tier": {
+        "employee_only": {"count": 1, "avg_cents": 80310}, "employee_spouse": {"count": 0, "avg_cents": 0},
+        "employee_children": {"count": 1, "avg_cents": 151146}, "family": {"count": 0, "avg_cents": 0}}},
+    "annual": {"total_cents": 2777472},
+    "employee_contribution": {"premium_cents": 0, "employer_contribution_pct": 100},
+    "comparison": {"prior_pepm_cents": 156000, "savings_monthly_cents": 80544, "savings_annual_cents": 966528, "savings_pct": 26, "basis": "current_coverage"},
+    "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 301234, "pepm_cents": 150617},
+    "funding_breakdown": {"expected_claims_pct": 70, "stop_loss_pct": 15, "care_navigation_pct": 8, "admin_fees_pct": 7, "note": "Illustrative split."},
+    "assumptions": ["Preliminary market-rate figures; final pricing is confirmed in underwriting."],
+    "pricing": {"source": "rate-card 2026.1 default", "updated_at": "2026-11-21T00:00:00Z"},
+    "created_at": "2026-11-21T13:14:00Z"
+}))]
+pub struct QuoteOut {
+    /// `qt_` id.
+    #[schema(example = "qt_1a2b3c4d5e6f")]
+    pub id: String,
+    /// Group.
+    pub group_id: String,
+    /// `test` or `live`.
+    pub mode: String,
+    /// `ready` or `in_review` (above the rate card's in-review threshold;
+    /// underwriting finalizes it).
+    #[schema(example = "ready")]
+    pub status: String,
+    /// The figures.
+    #[serde(flatten)]
+    pub figures: QuoteFigures,
+    /// When the quote stops being usable (410 `quote_expired` after).
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// Creation time.
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl QuoteOut {
+    /// The answer for a stored quote.
+    ///
+    /// # Errors
+    /// 500 when the stored document does not read back (a bug).
+    pub fn of(q: &Quote) -> Result<Self, ApiError> {
+        let figures: QuoteFigures = serde_json::from_value(camel_keys_to_snake(q.body.clone()))
+            .map_err(ApiError::internal)?;
+        Ok(Self {
+            id: q.id.as_str().to_owned(),
+            group_id: q.group_id.as_str().to_owned(),
+            mode: q.scope.mode.as_str().to_owned(),
+            status: q.status.as_str().to_owned(),
+            figures,
+            expires_at: timestamp(q.expires_at),
+            created_at: timestamp(q.created_at),
+        })
+    }
+}
+
+/// A page of quotes.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"quotes": [{
+    "id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "mode": "test", "status": "in_review",
+    "pricing_basis": "market_rates", "plan": {"id": "value", "name": "Value"},
+    "plan_year_start_date": "2027-01-01", "expires_at": "2026-12-21T13:14:00Z",
+    "census": {"employees": 240, "covered_lives": 512, "tiers": {"employee_only": 132, "employee_spouse": 36, "employee_children": 24, "family": 48}},
+    "monthly": {"total_cents": 31245600, "pepm_cents": 130190, "by_tier": {
+        "employee_only": {"count": 132, "avg_cents": 70310}, "employee_spouse": {"count": 36, "avg_cents": 150240},
+        "employee_children": {"count": 24, "avg_cents": 131146}, "family": {"count": 48, "avg_cents": 221410}}},
+    "annual": {"total_cents": 374947200},
+    "employee_contribution": {"premium_cents": 6249120, "employer_contribution_pct": 80},
+    "comparison": {"prior_pepm_cents": 150617, "savings_monthly_cents": 4902480, "savings_annual_cents": 58829760, "savings_pct": 14, "basis": "benchmark"},
+    "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 36148080, "pepm_cents": 150617},
+    "funding_breakdown": {"expected_claims_pct": 70, "stop_loss_pct": 15, "care_navigation_pct": 8, "admin_fees_pct": 7, "note": "Illustrative split."},
+    "assumptions": ["Preliminary market-rate figures; final pricing is confirmed in underwriting."],
+    "pricing": {"source": "rate-card 2026.1 default", "updated_at": "2026-11-21T00:00:00Z"},
+    "created_at": "2026-11-21T13:14:00Z"
+}], "next_cursor": null}))]
+pub struct QuoteList {
+    /// Newest first.
+    pub quotes: Vec<QuoteOut>,
+    /// Cursor of the next page; null on the last.
+    pub next_cursor: Option<String>,
+}

@@ -1,0 +1,2 @@
+DROP INDEX jobs_latest;
+ALTER TABLE jobs DROP COLUMN result;
