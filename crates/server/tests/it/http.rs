@@ -11,6 +11,7 @@
 mod auth;
 mod casing;
 mod census;
+mod enrollments;
 mod envelope;
 mod groups;
 mod idempotency;
@@ -20,6 +21,7 @@ mod limits;
 mod logs;
 mod openapi;
 mod pages;
+mod quotes;
 mod smoke;
 mod unavailable;
 

@@ -17,6 +17,7 @@ mod crash;
 mod groups;
 mod idempotency;
 mod jobs;
+mod lookups;
 mod migrations;
 mod outbox;
 mod partners;
