@@ -184,3 +184,73 @@ fn migrate_refuses_a_bad_url_in_one_line() {
         "{err}"
     );
 }
+
+/// The shell block of README.md between the journey markers.
+fn readme_journey() -> String {
+    let readme = include_str!("../../../../README.md");
+    let start = readme
+        .find("<!-- journey:start")
+        .expect("journey start marker");
+    let end = readme
+        .find("<!-- journey:end -->")
+        .expect("journey end marker");
+    let block = &readme[start..end];
+    let code = block
+        .split_once("```sh\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(code, _)| code)
+        .expect("a sh block between the markers");
+    code.to_owned()
+}
+
+/// The README's five-minute journey, exactly as written, against a real
+/// `serve --demo` (its job worker included): ping → group → census →
+/// quote → enrollment.
+#[test]
+fn the_readme_journey_runs_against_serve_demo() {
+    let dir = scratch("readme_journey");
+    let url = sqlite_url("readme_journey_db");
+    let server = start(&dir, &url);
+    let key = server
+        .stdout
+        .iter()
+        .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
+        .unwrap_or_else(|| panic!("no demo key in {:?}", server.stdout))
+        .to_owned();
+    let mut child = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &readme_journey()])
+        .env("KEY", &key)
+        .env("API", format!("http://{}/v1", server.addr))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash and curl are installed");
+    // The journey takes a second or two; a hang is a failure, not a wait.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the README journey did not finish within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    for expected in [
+        r#""ok":true"#,
+        "group grp_",
+        r#""rates":"pending""#,
+        r#""pricing_basis":"market_rates""#,
+        r#""status":"ready""#,
+        r#""status":"onboarding""#,
+        r#""company_state":"sandbox""#,
+        r#""invite_suppressed":true"#,
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "{expected} missing from:\n{stdout}"
+        );
+    }
+}
