@@ -65,12 +65,21 @@ fn start(dir: &std::path::Path, url: &str) -> Server {
 }
 
 /// One HTTP/1.1 request over a plain socket; returns (status, body).
-fn http_get(addr: &str, path: &str, key: &str) -> (u16, serde_json::Value) {
+fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&str>,
+) -> (u16, serde_json::Value) {
     use std::io::{Read as _, Write as _};
     let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let body = body.unwrap_or_default();
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
     )
     .unwrap();
     let mut text = String::new();
@@ -80,17 +89,27 @@ fn http_get(addr: &str, path: &str, key: &str) -> (u16, serde_json::Value) {
     (status, serde_json::from_str(body).unwrap_or_default())
 }
 
+/// `GET path` with `key`.
+fn http_get(addr: &str, path: &str, key: &str) -> (u16, serde_json::Value) {
+    http(addr, "GET", path, key, None)
+}
+
+/// The demo key `serve --demo` printed.
+fn demo_key(server: &Server) -> String {
+    server
+        .stdout
+        .iter()
+        .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
+        .unwrap_or_else(|| panic!("no demo key in {:?}", server.stdout))
+        .to_owned()
+}
+
 #[test]
 fn serve_demo_prints_a_test_key_once_and_ping_answers() {
     let dir = scratch("serve_demo");
     let url = sqlite_url("serve_demo_db");
     let server = start(&dir, &url);
-    let key = server
-        .stdout
-        .iter()
-        .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
-        .unwrap_or_else(|| panic!("no demo key in {:?}", server.stdout))
-        .to_owned();
+    let key = demo_key(&server);
     assert!(key.starts_with("psk_test_") && key.len() == 41, "{key}");
     let (status, body) = http_get(&server.addr, "/v1/ping", &key);
     assert_eq!(status, 200, "{body}");
@@ -211,12 +230,7 @@ fn the_readme_journey_runs_against_serve_demo() {
     let dir = scratch("readme_journey");
     let url = sqlite_url("readme_journey_db");
     let server = start(&dir, &url);
-    let key = server
-        .stdout
-        .iter()
-        .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
-        .unwrap_or_else(|| panic!("no demo key in {:?}", server.stdout))
-        .to_owned();
+    let key = demo_key(&server);
     let mut child = std::process::Command::new("bash")
         .args(["-euo", "pipefail", "-c", &readme_journey()])
         .env("KEY", &key)
@@ -252,5 +266,88 @@ fn the_readme_journey_runs_against_serve_demo() {
             stdout.contains(expected),
             "{expected} missing from:\n{stdout}"
         );
+    }
+}
+
+/// A market comparison enqueued while no server runs (a census written
+/// just before a crash) is run by the next `serve`: jobs live in the
+/// database, not in the process.
+#[test]
+fn a_comparison_left_queued_is_run_after_a_restart() {
+    use domain::job::JobKind;
+    use domain::scope::Scope;
+    use domain::services::census::Census;
+    use pricing_core::CensusRules;
+    use server::system::{OsEntropy, SystemClock};
+    use std::sync::Arc;
+
+    let dir = scratch("resume_job");
+    let url = sqlite_url("resume_job_db");
+    let server = start(&dir, &url);
+    let key = demo_key(&server);
+    let (status, group) = http(
+        &server.addr,
+        "POST",
+        "/v1/groups",
+        &key,
+        Some(r#"{"company_name":"Acme","domain":"acme-mfg.com"}"#),
+    );
+    assert_eq!(status, 201, "{group}");
+    let (_, ping) = http_get(&server.addr, "/v1/ping", &key);
+    drop(server);
+
+    // The census is written with no server running, so nothing runs its job.
+    let gid = domain::ids::GroupId::parse(group["id"].as_str().unwrap()).unwrap();
+    let partner = domain::ids::PartnerId::parse(ping["partner"]["id"].as_str().unwrap()).unwrap();
+    let scope = Scope::new(partner, domain::mode::Mode::Test);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let db = store_diesel::Database::parse(&url).unwrap();
+        let stores = store_diesel::Stores::open(&db, 2).unwrap();
+        let census = Census::new(
+            Arc::clone(&stores.census),
+            Arc::clone(&stores.groups),
+            Arc::new(SystemClock),
+            Arc::new(OsEntropy::new()),
+        );
+        let member =
+            pricing_core::CensusMember::new("E-1", time::macros::date!(1988 - 04 - 12), "60601");
+        census
+            .replace(
+                &scope,
+                &gid,
+                vec![Ok(member)],
+                CensusRules { require_dob: true },
+                false,
+            )
+            .await
+            .unwrap();
+        let open = stores
+            .jobs
+            .open_job(&scope, &gid, JobKind::MarketComparison)
+            .await
+            .unwrap();
+        assert!(open.is_some(), "the comparison is queued");
+    });
+
+    let server = start(&dir, &url);
+    let path = format!("/v1/groups/{}/quotes", gid.as_str());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (status, body) = http(&server.addr, "POST", &path, &key, Some("{}"));
+        if status == 201 {
+            assert_eq!(body["census"]["employees"], 1, "{body}");
+            break;
+        }
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (409, Some("rates_pending")),
+            "{body}"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the queued comparison never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
