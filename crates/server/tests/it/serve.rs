@@ -209,16 +209,16 @@ fn readme_journey() -> String {
     let readme = include_str!("../../../../README.md");
     let start = readme
         .find("<!-- journey:start")
-        .expect("journey start marker");
+        .unwrap_or_else(|| panic!("journey start marker"));
     let end = readme
         .find("<!-- journey:end -->")
-        .expect("journey end marker");
+        .unwrap_or_else(|| panic!("journey end marker"));
     let block = &readme[start..end];
     let code = block
         .split_once("```sh\n")
         .and_then(|(_, rest)| rest.split_once("```"))
         .map(|(code, _)| code)
-        .expect("a sh block between the markers");
+        .unwrap_or_else(|| panic!("a sh block between the markers"));
     code.to_owned()
 }
 
@@ -238,7 +238,7 @@ fn the_readme_journey_runs_against_serve_demo() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .expect("bash and curl are installed");
+        .unwrap_or_else(|| panic!("bash and curl are installed"));
     // The journey takes a second or two; a hang is a failure, not a wait.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while child.try_wait().unwrap().is_none() {
