@@ -128,12 +128,18 @@ pub(crate) fn context<'a>(
         plan_year_start,
         partner: Some(scope.partner.as_str()),
         rules: STORED_RULES,
-        fallback_zip: group
-            .address
-            .as_ref()
-            .and_then(|a| a.zip.as_deref())
-            .filter(|z| pricing_core::census::is_zip5(z)),
+        fallback_zip: fallback_zip(group),
     }
+}
+
+/// The ZIP that rates members whose own ZIP has no priced area: the
+/// group's address ZIP, when it is one.
+pub(crate) fn fallback_zip(group: &Group) -> Option<&str> {
+    group
+        .address
+        .as_ref()
+        .and_then(|a| a.zip.as_deref())
+        .filter(|z| pricing_core::census::is_zip5(z))
 }
 
 /// The quotes service.
@@ -224,7 +230,7 @@ impl Quotes {
             .latest_result(scope, group_id, JobKind::MarketComparison)
             .await?
             .and_then(|text| Comparison::parse(&text))
-            .filter(|c| c.matches(&digest, start, self.card.version()))
+            .filter(|c| c.matches(&digest, start, self.card.version(), fallback_zip(&group)))
             .map(|c| c.simulation);
         let request = QuoteRequest {
             plan: input.plan,

@@ -1,6 +1,14 @@
-//! Unit tests of the enrollments service: input rules and quote refusals.
+//! Unit tests of the enrollments service: input rules and quote refusals, then `create`, `go_live` and `go_live_any` against the port mocks (the stored enrollment and its event, every refusal before the write, the hosted portal, the group going live).
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
 
 use super::*;
+use crate::ids::PartnerId;
+use crate::ports::{MockClock, MockEntropy};
+use crate::quote::{Quote, QuoteStatus};
+use crate::store::{MockGroupStore, MockQuoteStore};
 
 #[test]
 fn a_signatory_needs_a_name_and_an_email() {
@@ -40,4 +48,419 @@ fn an_unusable_quote_is_410_or_409() {
         quote_refusal(QuoteUse::NotPriced),
         ServiceError::Conflict(_)
     ));
+}
+
+// ---------------------------------------------------------------------------
+// The service against the port mocks
+// ---------------------------------------------------------------------------
+
+const NOW_MS: i64 = 1_795_275_000_123;
+const NOW: i64 = 1_795_275_000;
+
+fn clock() -> MockClock {
+    let mut c = MockClock::new();
+    c.expect_now_ms().return_const(NOW_MS);
+    c
+}
+
+/// Entropy that yields 0, 1, 2, … across successive fills.
+fn counting_entropy() -> MockEntropy {
+    let mut e = MockEntropy::new();
+    let mut next = 0u8;
+    e.expect_fill().returning(move |buf| {
+        for b in buf.iter_mut() {
+            *b = next;
+            next = next.wrapping_add(1);
+        }
+    });
+    e
+}
+
+fn scope() -> Scope {
+    Scope::new(PartnerId::from_bytes([0xaa; 6]), Mode::Test)
+}
+
+fn live() -> Scope {
+    Scope::new(PartnerId::from_bytes([0xaa; 6]), Mode::Live)
+}
+
+fn group_id() -> GroupId {
+    GroupId::from_bytes([0x42; 6])
+}
+
+fn quote_id() -> QuoteId {
+    QuoteId::from_bytes([0x51; 6])
+}
+
+fn group(sc: &Scope, company_state: Option<CompanyState>) -> Group {
+    Group {
+        id: group_id(),
+        partner_id: sc.partner.clone(),
+        mode: sc.mode,
+        status: GroupStatus::Quoted,
+        company_name: "Acme".to_owned(),
+        domain: "acme.com".to_owned(),
+        external_id: None,
+        address: None,
+        contact: None,
+        current_coverage: None,
+        census_member_count: 3,
+        rating_digest: Some("d1".to_owned()),
+        company_state,
+        created_at: NOW - 3_600,
+        updated_at: NOW - 3_600,
+    }
+}
+
+/// A ready, current quote of the group that expires in a day.
+fn quote(sc: &Scope) -> Quote {
+    Quote {
+        id: quote_id(),
+        scope: sc.clone(),
+        group_id: group_id(),
+        status: QuoteStatus::Ready,
+        rating_digest: Some("d1".to_owned()),
+        expires_at: NOW + 86_400,
+        body: json!({"pricingBasis": "market_rates", "planYearStartDate": "2026-12-01"}),
+        created_at: NOW - 60,
+    }
+}
+
+fn input(mode: OnboardingMode) -> EnrollmentInput {
+    EnrollmentInput {
+        quote_id: quote_id(),
+        signatory: Signatory {
+            name: "Dana Lee".to_owned(),
+            email: "dana@acme.com".to_owned(),
+        },
+        onboarding_mode: mode,
+        start_date: None,
+    }
+}
+
+fn service(groups: MockGroupStore, quotes: MockQuoteStore) -> Enrollments {
+    Enrollments::new(
+        Arc::new(groups),
+        Arc::new(quotes),
+        Arc::new(clock()),
+        Arc::new(counting_entropy()),
+    )
+}
+
+fn groups_holding(g: Group) -> MockGroupStore {
+    let mut groups = MockGroupStore::new();
+    let sc = Scope::new(g.partner_id.clone(), g.mode);
+    groups
+        .expect_group()
+        .withf(move |s, id| *s == sc && *id == group_id())
+        .times(1)
+        .return_once(move |_, _| Ok(g));
+    groups
+}
+
+/// A quote store for `sc` without an enrollment whose quote read answers
+/// `found`.
+fn quotes_answering(sc: &Scope, found: Result<Quote, StoreError>) -> MockQuoteStore {
+    let mut quotes = MockQuoteStore::new();
+    let s1 = sc.clone();
+    quotes
+        .expect_group_enrollment()
+        .withf(move |s, id| *s == s1 && *id == group_id())
+        .times(1)
+        .returning(|_, _| Ok(None));
+    let s2 = sc.clone();
+    quotes
+        .expect_quote()
+        .withf(move |s, id| *s == s2 && *id == quote_id())
+        .times(1)
+        .return_once(move |_, _| found);
+    quotes
+}
+
+type Inserted = Arc<Mutex<Vec<(Enrollment, Vec<NewEvent>)>>>;
+
+/// Creates an enrollment in `sc` with `input` and returns what was stored.
+async fn create_ok(sc: &Scope, input: EnrollmentInput) -> (EnrollmentView, Enrollment, NewEvent) {
+    let inserted: Inserted = Arc::default();
+    let sink = Arc::clone(&inserted);
+    let mut quotes = quotes_answering(sc, Ok(quote(sc)));
+    quotes
+        .expect_insert_enrollment()
+        .times(1)
+        .returning(move |e, events| {
+            sink.lock().unwrap().push((e.clone(), events.to_vec()));
+            Ok(())
+        });
+    let view = service(groups_holding(group(sc, None)), quotes)
+        .create(sc, &group_id(), input)
+        .await
+        .unwrap();
+    let (enrollment, events) = inserted.lock().unwrap().pop().unwrap();
+    assert_eq!(events.len(), 1);
+    (view, enrollment, events.into_iter().next().unwrap())
+}
+
+/// `create` with a store that answers the quote read with `found` (and the
+/// insert, if reached, with `insert`); returns the error.
+async fn create_err(found: Result<Quote, StoreError>, insert: Option<StoreError>) -> ServiceError {
+    let mut quotes = quotes_answering(&scope(), found);
+    match insert {
+        Some(e) => {
+            quotes
+                .expect_insert_enrollment()
+                .times(1)
+                .return_once(move |_, _| Err(e));
+        }
+        None => {
+            quotes.expect_insert_enrollment().never();
+        }
+    }
+    service(groups_holding(group(&scope(), None)), quotes)
+        .create(&scope(), &group_id(), input(OnboardingMode::Hosted))
+        .await
+        .unwrap_err()
+}
+
+// ---------------------------------------------------------------------------
+// create
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn create_inserts_the_enrollment_with_its_event() {
+    let (view, e, event) = create_ok(&scope(), input(OnboardingMode::Hosted)).await;
+    assert_eq!(view.enrollment, e);
+    assert_eq!(view.company_state, Some(CompanyState::Sandbox));
+    assert_eq!(
+        (&e.scope, &e.group_id, &e.quote_id, e.created_at),
+        (&scope(), &group_id(), &quote_id(), NOW)
+    );
+    assert_eq!(e.onboarding_mode, OnboardingMode::Hosted);
+    assert!(e.id.as_str().starts_with("enr_"));
+    assert_eq!(event.event_type, EventType::EnrollmentCreated);
+    assert_eq!((&event.scope, event.created_at), (&scope(), NOW));
+    assert_eq!(
+        event.data,
+        json!({
+            "enrollmentId": e.id.as_str(),
+            "groupId": group_id().as_str(),
+            "quoteId": quote_id().as_str(),
+            "startDate": "2026-12-01",
+            "companyDomain": "acme.com",
+            "onboardingMode": "hosted",
+        })
+    );
+    let b = &e.body;
+    assert_eq!(b["status"], "onboarding");
+    assert_eq!(b["startDate"], "2026-12-01");
+    assert_eq!(b["companyDomain"], "acme.com");
+    assert_eq!(b["nextSteps"].as_array().unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn a_second_enrollment_is_refused_before_the_quote_is_read() {
+    let mut quotes = MockQuoteStore::new();
+    quotes.expect_group_enrollment().times(1).returning(|_, _| {
+        Ok(Some(Enrollment {
+            id: EnrollmentId::from_bytes([1; 6]),
+            scope: scope(),
+            group_id: group_id(),
+            quote_id: quote_id(),
+            onboarding_mode: OnboardingMode::Hosted,
+            body: json!({}),
+            created_at: NOW - 10,
+        }))
+    });
+    quotes.expect_quote().never();
+    quotes.expect_insert_enrollment().never();
+    let err = service(groups_holding(group(&scope(), None)), quotes)
+        .create(&scope(), &group_id(), input(OnboardingMode::Hosted))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_quote_of_another_group_or_unknown_is_invalid() {
+    let mut other = quote(&scope());
+    other.group_id = GroupId::from_bytes([0x43; 6]);
+    for found in [Ok(other), Err(StoreError::NotFound)] {
+        match create_err(found, None).await {
+            ServiceError::Invalid(d) => assert_eq!(d[0].field, "quote_id"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_expired_or_stale_quote_is_quote_expired() {
+    let mut expired = quote(&scope());
+    expired.expires_at = NOW;
+    let mut stale = quote(&scope());
+    stale.rating_digest = Some("d0".to_owned());
+    for q in [expired, stale] {
+        let err = create_err(Ok(q), None).await;
+        assert!(matches!(err, ServiceError::QuoteExpired(_)), "{err:?}");
+    }
+}
+
+#[tokio::test]
+async fn an_in_review_quote_is_a_conflict() {
+    let mut q = quote(&scope());
+    q.status = QuoteStatus::InReview;
+    match create_err(Ok(q), None).await {
+        ServiceError::Conflict(m) => assert!(m.contains("in review"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_held_domain_is_a_conflict_with_its_message() {
+    let err = create_err(
+        Ok(quote(&scope())),
+        Some(StoreError::Conflict(Conflict::DomainTaken)),
+    )
+    .await;
+    match err {
+        ServiceError::Conflict(m) => {
+            assert_eq!(m, "an enrolled group already exists for this domain");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_hosted_portal_suppresses_invites_in_test_mode_only() {
+    for (sc, suppressed) in [(scope(), true), (live(), false)] {
+        let (_, e, _) = create_ok(&sc, input(OnboardingMode::Hosted)).await;
+        let portal = &e.body["employerPortal"];
+        assert_eq!(portal["inviteSuppressed"], suppressed, "{:?}", sc.mode);
+        assert_eq!(portal["provisioned"], true);
+        assert_eq!(
+            portal["signinUrl"],
+            format!("{PORTAL_BASE_URL}/signin?company=acme.com")
+        );
+        let url = portal["setPasswordUrl"].as_str().unwrap();
+        let token = url
+            .strip_prefix(&format!("{PORTAL_BASE_URL}/set-password?token="))
+            .unwrap();
+        assert_eq!(token.len(), 64);
+    }
+}
+
+#[tokio::test]
+async fn an_embedded_enrollment_has_no_employer_portal() {
+    let (_, e, event) = create_ok(&scope(), input(OnboardingMode::Embedded)).await;
+    assert_eq!(e.onboarding_mode, OnboardingMode::Embedded);
+    assert!(e.body.get("employerPortal").is_none(), "{}", e.body);
+    assert_eq!(event.data["onboardingMode"], "embedded");
+    assert_eq!(e.body["nextSteps"][3], "Submit member elections.");
+}
+
+#[tokio::test]
+async fn the_start_date_defaults_to_the_quotes_plan_year_start() {
+    let (_, e, event) = create_ok(&scope(), input(OnboardingMode::Hosted)).await;
+    assert_eq!(e.body["startDate"], "2026-12-01");
+    assert_eq!(event.data["startDate"], "2026-12-01");
+    let mut given = input(OnboardingMode::Hosted);
+    given.start_date = Some(time::macros::date!(2027 - 01 - 01));
+    let (_, e, event) = create_ok(&scope(), given).await;
+    assert_eq!(e.body["startDate"], "2027-01-01");
+    assert_eq!(event.data["startDate"], "2027-01-01");
+}
+
+// ---------------------------------------------------------------------------
+// go_live
+// ---------------------------------------------------------------------------
+
+/// A group store holding the group of `sc` in `sandbox` that expects it to
+/// advance to `active`/`prod` with one `group.state_changed` event.
+fn advancing(sc: &Scope) -> MockGroupStore {
+    let mut groups = groups_holding(group(sc, Some(CompanyState::Sandbox)));
+    let s = sc.clone();
+    groups
+        .expect_advance_group()
+        .withf(move |scope, id, status, state, events, now| {
+            *scope == s
+                && *id == group_id()
+                && *status == GroupStatus::Active
+                && *state == Some(CompanyState::Prod)
+                && *now == NOW
+                && events.len() == 1
+                && events[0].event_type == EventType::GroupStateChanged
+                && events[0].scope == s
+                && events[0].created_at == NOW
+                && events[0].data
+                    == json!({
+                        "groupId": group_id().as_str(),
+                        "companyDomain": "acme.com",
+                        "previousState": "sandbox",
+                        "state": "prod",
+                    })
+        })
+        .times(1)
+        .returning(|sc, _, status, state, _, now| {
+            let mut g = group(sc, state);
+            g.status = status;
+            g.updated_at = now;
+            Ok(g)
+        });
+    groups
+}
+
+#[tokio::test]
+async fn go_live_moves_a_sandbox_company_to_prod_with_one_event() {
+    let g = service(advancing(&scope()), MockQuoteStore::new())
+        .go_live(&scope(), &group_id())
+        .await
+        .unwrap();
+    assert_eq!(
+        (g.status, g.company_state),
+        (GroupStatus::Active, Some(CompanyState::Prod))
+    );
+}
+
+#[tokio::test]
+async fn go_live_needs_a_sandbox_company() {
+    for (state, needle) in [
+        (None, "no provisioned company"),
+        (Some(CompanyState::Prod), "already live"),
+    ] {
+        let mut groups = groups_holding(group(&scope(), state));
+        groups.expect_advance_group().never();
+        match service(groups, MockQuoteStore::new())
+            .go_live(&scope(), &group_id())
+            .await
+        {
+            Err(ServiceError::Conflict(m)) => assert!(m.contains(needle), "{m}"),
+            other => panic!("{state:?}: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn go_live_any_works_in_the_scope_of_the_group_found() {
+    let mut groups = advancing(&live());
+    groups
+        .expect_find_group()
+        .withf(|id| *id == group_id())
+        .times(1)
+        .returning(|_| Ok(group(&live(), Some(CompanyState::Sandbox))));
+    let g = service(groups, MockQuoteStore::new())
+        .go_live_any(&group_id())
+        .await
+        .unwrap();
+    assert_eq!((g.mode, g.status), (Mode::Live, GroupStatus::Active));
+
+    let mut groups = MockGroupStore::new();
+    groups
+        .expect_find_group()
+        .times(1)
+        .returning(|_| Err(StoreError::NotFound));
+    groups.expect_group().never();
+    groups.expect_advance_group().never();
+    let err = service(groups, MockQuoteStore::new())
+        .go_live_any(&group_id())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ServiceError::NotFound), "{err:?}");
 }

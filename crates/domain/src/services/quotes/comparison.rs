@@ -12,7 +12,7 @@ use pricing_core::{PricingError, RateCard, RatedCensus, Simulation};
 use serde::{Deserialize, Serialize};
 use time::Date;
 
-use super::{context, date_of, next_month_start};
+use super::{context, date_of, fallback_zip, next_month_start};
 use crate::census::rating_digest;
 use crate::event::{EventType, NewEvent};
 use crate::job::Job;
@@ -29,6 +29,9 @@ pub struct Comparison {
     pub plan_year_start: Date,
     /// Rate-card version.
     pub card_version: String,
+    /// The group's address ZIP that rated members without a priced area.
+    #[serde(default)]
+    pub fallback_zip: Option<String>,
     /// The simulation.
     pub simulation: Simulation,
 }
@@ -42,12 +45,19 @@ impl Comparison {
     }
 
     /// Whether this comparison prices the census of `digest` starting on
-    /// `start` with card `card_version`.
+    /// `start` with card `card_version` and the group's `fallback_zip`.
     #[must_use]
-    pub fn matches(&self, digest: &str, start: Date, card_version: &str) -> bool {
+    pub fn matches(
+        &self,
+        digest: &str,
+        start: Date,
+        card_version: &str,
+        fallback_zip: Option<&str>,
+    ) -> bool {
         self.rating_digest == digest
             && self.plan_year_start == start
             && self.card_version == card_version
+            && self.fallback_zip.as_deref() == fallback_zip
     }
 }
 
@@ -134,6 +144,7 @@ impl JobHandler for ComparisonHandler {
                     rating_digest: digest,
                     plan_year_start: start,
                     card_version: self.card.version().to_owned(),
+                    fallback_zip: fallback_zip(&group).map(str::to_owned),
                     simulation,
                 })
                 .map_err(|e| e.to_string())?,
@@ -167,3 +178,6 @@ impl JobHandler for ComparisonHandler {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
