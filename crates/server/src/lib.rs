@@ -8,7 +8,8 @@
 //! - [`system`]: the system clock, OS entropy, the sealer of secrets at
 //!   rest, and the services built over them.
 //! - [`compose`]: the HTTP application's state over the ports.
-//! - [`operator`]: `partner …` and `key …`.
+//! - [`operator`]: `partner …`, `key …`, `quote finalize` and
+//!   `group go-live`.
 //! - [`migrate`], [`price`], [`serve`]: the other subcommands.
 
 pub mod compose;

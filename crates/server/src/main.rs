@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use server::config::{ConfigError, Overrides, Settings};
-use server::operator::{self, KeyCommand, OpError, PartnerCommand};
+use server::operator::{self, GroupCommand, KeyCommand, OpError, PartnerCommand, QuoteCommand};
 use server::{migrate, price, serve};
 
 /// The Partner Benefits Pricing and Enrollment API.
@@ -54,6 +54,12 @@ enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Underwriting: finalize quotes.
+    #[command(subcommand)]
+    Quote(QuoteCommand),
+    /// Employer groups: take a provisioned company live.
+    #[command(subcommand)]
+    Group(GroupCommand),
 }
 
 fn main() -> ExitCode {
@@ -91,6 +97,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Price(args) => price::run(&args),
         Command::Partner(cmd) => operator::partner(&settings(None)?, &cmd, cli.json),
         Command::Key(cmd) => operator::key(&settings(None)?, &cmd, cli.json),
+        Command::Quote(cmd) => operator::quote(&settings(None)?, &cmd, cli.json),
+        Command::Group(cmd) => operator::group(&settings(None)?, &cmd, cli.json),
     }
 }
 

@@ -1,28 +1,41 @@
-//! The operator commands of contract section 0: `partner …` and `key …`.
+//! The operator commands of contract section 0: `partner …`, `key …`,
+//! `quote finalize` and `group go-live`.
 //!
 //! Each command applies pending migrations first (so it works on a fresh
-//! database), calls the domain's [`Partners`] service, and prints either a
-//! human answer or, with `--json`, one JSON object (an array for lists).
-//! Human answers are script-friendly where it matters: `partner create`
-//! prints the `prt_` id alone, and `key create` / `key show` print the key
-//! alone on the first line. Failures are an [`OpError`]: a stable code and
-//! a one-line message.
+//! database), calls the domain's services ([`Partners`], [`Quotes`],
+//! [`Enrollments`]), and prints either a human answer or, with `--json`,
+//! one JSON object (an array for lists). Human answers are script-friendly
+//! where it matters: `partner create` prints the `prt_` id alone, and
+//! `key create` / `key show` print the key alone on the first line.
+//! Failures are an [`OpError`]: a stable code and a one-line message.
+//!
+//! `partner enable-live` records step (b) of the go-live sequence
+//! (specification, Authentication rule 7) and refuses, unless `--force`,
+//! while `partner readiness` shows step (a) incomplete in test mode.
 
+mod readiness;
 mod render;
+
+use std::sync::Arc;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use domain::ids::{IdError, KeyId, PartnerId};
+use domain::ids::{GroupId, IdError, KeyId, PartnerId, QuoteId};
 use domain::mode::Mode;
 use domain::partner::{BenefitsAdmin, PartnerKind};
 use domain::services::ServiceError;
+use domain::services::enrollments::Enrollments;
 use domain::services::partners::Partners;
+use domain::services::quotes::{QuotePorts, Quotes};
 use domain::store::Conflict;
+use pricing_core::RateCard;
+use store_diesel::Stores;
 
 use crate::config::Settings;
-use crate::migrate;
+use crate::operator::readiness::Readiness;
 use crate::operator::render::Output;
 use crate::system::{self, Ports};
+use crate::{compose, migrate};
 
 /// `partner …`: partner accounts.
 #[derive(Debug, Subcommand)]
@@ -30,11 +43,16 @@ pub enum PartnerCommand {
     /// Create a partner and print its `prt_` id.
     Create(CreatePartner),
     /// Enable live mode: records that the business associate and data
-    /// processing agreements are executed.
+    /// processing agreements are executed. Refused while `partner
+    /// readiness` shows the test-mode flow incomplete, unless `--force`.
     EnableLive {
         /// The partner (`prt_…`).
         #[arg(value_name = "PRT_ID")]
         id: String,
+        /// Enable even though test mode has not yet seen every step of
+        /// the core flow (group, census, quote, enrollment, webhook ping).
+        #[arg(long)]
+        force: bool,
     },
     /// Disable live mode (live keys then answer 403 `live_mode_disabled`).
     DisableLive {
@@ -48,6 +66,39 @@ pub enum PartnerCommand {
     Show {
         /// The partner (`prt_…`).
         #[arg(value_name = "PRT_ID")]
+        id: String,
+    },
+    /// Go-live readiness: what test mode has seen of the core flow (a
+    /// group, a census, a quote, an enrollment, a webhook endpoint that
+    /// answered a signed ping) and whether the agreements are recorded.
+    Readiness {
+        /// The partner (`prt_…`).
+        #[arg(value_name = "PRT_ID")]
+        id: String,
+    },
+}
+
+/// `quote …`: underwriting.
+#[derive(Debug, Subcommand)]
+pub enum QuoteCommand {
+    /// Finalize an `in_review` quote of any partner and mode: it becomes
+    /// `ready` and `quote.finalized` is sent.
+    Finalize {
+        /// The quote (`qt_…`).
+        #[arg(value_name = "QT_ID")]
+        id: String,
+    },
+}
+
+/// `group …`: employer groups.
+#[derive(Debug, Subcommand)]
+pub enum GroupCommand {
+    /// Take an enrolled group's provisioned company live (`sandbox` →
+    /// `prod`): the group becomes `active` and `group.state_changed` is
+    /// sent.
+    GoLive {
+        /// The group (`grp_…`).
+        #[arg(value_name = "GRP_ID")]
         id: String,
     },
 }
@@ -191,6 +242,14 @@ fn key_id(text: &str) -> Result<KeyId, OpError> {
     KeyId::parse(text).map_err(|e| bad_id(&e, text))
 }
 
+fn quote_id(text: &str) -> Result<QuoteId, OpError> {
+    QuoteId::parse(text).map_err(|e| bad_id(&e, text))
+}
+
+fn group_id(text: &str) -> Result<GroupId, OpError> {
+    GroupId::parse(text).map_err(|e| bad_id(&e, text))
+}
+
 fn no_partner(id: &PartnerId) -> impl Fn() -> String {
     move || format!("no such partner {id}")
 }
@@ -199,13 +258,21 @@ fn no_key(id: &KeyId) -> impl Fn() -> String {
     move || format!("no such key {id}")
 }
 
+/// Prefixes a conflict's message with what was refused.
+fn refused(e: OpError, what: impl Fn() -> String) -> OpError {
+    match e.code {
+        "conflict" => OpError::new("conflict", format!("{}: {}", what(), e.message)),
+        _ => e,
+    }
+}
+
 /// Runs a `partner` command and prints its answer.
 ///
 /// # Errors
 /// [`OpError`] for a refused command; other errors for configuration,
 /// migration or database failures.
 pub fn partner(settings: &Settings, cmd: &PartnerCommand, json: bool) -> anyhow::Result<()> {
-    let out = with_partners(settings, async |svc| run_partner(svc, cmd).await)?;
+    let out = with_ports(settings, async |ctx| run_partner(ctx, cmd).await)?;
     out.print(json);
     Ok(())
 }
@@ -215,27 +282,102 @@ pub fn partner(settings: &Settings, cmd: &PartnerCommand, json: bool) -> anyhow:
 /// # Errors
 /// As [`partner`].
 pub fn key(settings: &Settings, cmd: &KeyCommand, json: bool) -> anyhow::Result<()> {
-    let out = with_partners(settings, async |svc| run_key(svc, cmd).await)?;
+    let out = with_ports(settings, async |ctx| run_key(&ctx.partners(), cmd).await)?;
     out.print(json);
     Ok(())
 }
 
-/// Loads the ports, migrates, and runs `f` over the partners service on a
-/// runtime of its own.
-fn with_partners<T>(
+/// Runs a `quote` command and prints its answer.
+///
+/// # Errors
+/// As [`partner`]; also a rate card that cannot be loaded.
+pub fn quote(settings: &Settings, cmd: &QuoteCommand, json: bool) -> anyhow::Result<()> {
+    let card = Arc::new(compose::rate_card(settings)?);
+    let out = with_ports(settings, async |ctx| run_quote(ctx, card, cmd).await)?;
+    out.print(json);
+    Ok(())
+}
+
+/// Runs a `group` command and prints its answer.
+///
+/// # Errors
+/// As [`partner`].
+pub fn group(settings: &Settings, cmd: &GroupCommand, json: bool) -> anyhow::Result<()> {
+    let out = with_ports(settings, async |ctx| run_group(ctx, cmd).await)?;
+    out.print(json);
+    Ok(())
+}
+
+/// What a command runs over: the storage ports and the others.
+struct Ctx {
+    stores: Stores,
+    ports: Ports,
+}
+
+impl Ctx {
+    fn partners(&self) -> Partners {
+        system::partners(&self.stores, &self.ports)
+    }
+
+    fn quotes(&self, card: Arc<RateCard>) -> Quotes {
+        let (s, p) = (&self.stores, &self.ports);
+        Quotes::new(
+            QuotePorts {
+                groups: Arc::clone(&s.groups),
+                census: Arc::clone(&s.census),
+                quotes: Arc::clone(&s.quotes),
+                jobs: Arc::clone(&s.jobs),
+                clock: Arc::clone(&p.clock),
+                entropy: Arc::clone(&p.entropy),
+            },
+            card,
+        )
+    }
+
+    fn enrollments(&self) -> Enrollments {
+        let (s, p) = (&self.stores, &self.ports);
+        Enrollments::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&s.quotes),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+    }
+
+    /// The partner and what it has done in test mode.
+    async fn readiness(&self, id: &PartnerId) -> Result<Readiness, OpError> {
+        let missing = no_partner(id);
+        let test_mode = self
+            .stores
+            .partners
+            .activity(id, Mode::Test)
+            .await
+            .map_err(|e| service_error(e.into(), &missing))?;
+        let partner = self
+            .partners()
+            .partner(id)
+            .await
+            .map_err(|e| service_error(e, &missing))?;
+        Ok(Readiness { partner, test_mode })
+    }
+}
+
+/// Loads the ports, migrates, and runs `f` over them on a runtime of its
+/// own.
+fn with_ports<T>(
     settings: &Settings,
-    f: impl AsyncFnOnce(&Partners) -> Result<T, OpError>,
+    f: impl AsyncFnOnce(&Ctx) -> Result<T, OpError>,
 ) -> anyhow::Result<T> {
     let ports = Ports::load(settings)?;
     migrate::runtime()?.block_on(async {
         migrate::apply_async(&settings.database).await?;
         let stores = system::open_stores(settings, 2)?;
-        let svc = system::partners(&stores, &ports);
-        Ok(f(&svc).await?)
+        Ok(f(&Ctx { stores, ports }).await?)
     })
 }
 
-async fn run_partner(svc: &Partners, cmd: &PartnerCommand) -> Result<Output, OpError> {
+async fn run_partner(ctx: &Ctx, cmd: &PartnerCommand) -> Result<Output, OpError> {
+    let svc = &ctx.partners();
     match cmd {
         PartnerCommand::Create(args) => {
             let kind = match args.kind {
@@ -252,10 +394,26 @@ async fn run_partner(svc: &Partners, cmd: &PartnerCommand) -> Result<Output, OpE
                 .map_err(|e| service_error(e, &String::new))?;
             Ok(render::created_partner(&partner))
         }
-        PartnerCommand::EnableLive { id } | PartnerCommand::DisableLive { id } => {
-            let enable = matches!(cmd, PartnerCommand::EnableLive { .. });
+        PartnerCommand::EnableLive { id, force } => {
             let id = partner_id(id)?;
-            svc.set_live(&id, enable)
+            let readiness = ctx.readiness(&id).await?;
+            let refusal = readiness.refusal();
+            if let Some(reason) = refusal.as_ref().filter(|_| !force) {
+                return Err(OpError::new("conflict", reason.clone()));
+            }
+            svc.set_live(&id, true)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let partner = svc
+                .partner(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let forced: Vec<&str> = readiness.missing().iter().map(|i| i.name).collect();
+            Ok(render::live_enabled(&partner, &forced))
+        }
+        PartnerCommand::DisableLive { id } => {
+            let id = partner_id(id)?;
+            svc.set_live(&id, false)
                 .await
                 .map_err(|e| service_error(e, &no_partner(&id)))?;
             let partner = svc
@@ -263,6 +421,10 @@ async fn run_partner(svc: &Partners, cmd: &PartnerCommand) -> Result<Output, OpE
                 .await
                 .map_err(|e| service_error(e, &no_partner(&id)))?;
             Ok(render::live_changed(&partner))
+        }
+        PartnerCommand::Readiness { id } => {
+            let id = partner_id(id)?;
+            Ok(render::readiness(&ctx.readiness(&id).await?))
         }
         PartnerCommand::List => {
             let partners = svc
@@ -335,6 +497,34 @@ async fn run_key(svc: &Partners, cmd: &KeyCommand) -> Result<Output, OpError> {
                 }
             })?;
             Ok(render::shown(&id, &key))
+        }
+    }
+}
+
+async fn run_quote(ctx: &Ctx, card: Arc<RateCard>, cmd: &QuoteCommand) -> Result<Output, OpError> {
+    match cmd {
+        QuoteCommand::Finalize { id } => {
+            let id = quote_id(id)?;
+            let quote = ctx.quotes(card).finalize_any(&id).await.map_err(|e| {
+                refused(service_error(e, &|| format!("no such quote {id}")), || {
+                    format!("cannot finalize {id}")
+                })
+            })?;
+            Ok(render::finalized(&quote))
+        }
+    }
+}
+
+async fn run_group(ctx: &Ctx, cmd: &GroupCommand) -> Result<Output, OpError> {
+    match cmd {
+        GroupCommand::GoLive { id } => {
+            let id = group_id(id)?;
+            let group = ctx.enrollments().go_live_any(&id).await.map_err(|e| {
+                refused(service_error(e, &|| format!("no such group {id}")), || {
+                    format!("cannot take {id} live")
+                })
+            })?;
+            Ok(render::went_live(&group))
         }
     }
 }

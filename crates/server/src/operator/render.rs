@@ -6,10 +6,14 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use domain::api_key::{ApiKey, KeyRecord};
+use domain::group::Group;
 use domain::ids::KeyId;
 use domain::partner::Partner;
+use domain::quote::Quote;
 use domain::services::partners::MintedKey;
 use http_api::wire::timestamp;
+
+use crate::operator::readiness::Readiness;
 
 /// One command's answer.
 #[derive(Debug)]
@@ -51,7 +55,118 @@ pub(crate) fn created_partner(p: &Partner) -> Output {
     }
 }
 
-/// `partner enable-live` / `disable-live`.
+/// `partner enable-live`: `forced` names the step-(a) items `--force`
+/// went past (empty when none was missing). The JSON is the partner with
+/// `forced` and `missing`.
+pub(crate) fn live_enabled(p: &Partner, forced: &[&str]) -> Output {
+    let mut out = live_changed(p);
+    if !forced.is_empty() {
+        out.human = format!(
+            "{} (forced: not yet seen in test mode: {})",
+            out.human,
+            forced.join(", ")
+        );
+    }
+    if let Value::Object(map) = &mut out.json {
+        map.insert("forced".to_owned(), Value::Bool(!forced.is_empty()));
+        map.insert("missing".to_owned(), json!(forced));
+    }
+    out
+}
+
+/// `partner readiness`: one line per step-(a) item with a check mark or a
+/// cross and its count, the agreements, and the verdict.
+pub(crate) fn readiness(r: &Readiness) -> Output {
+    let mark = |yes: bool| if yes { "\u{2713}" } else { "\u{2717}" };
+    let p = &r.partner;
+    let mut lines = vec![format!(
+        "go-live readiness of {} ({}), as seen in test mode:",
+        p.id, p.name
+    )];
+    lines.extend(r.items().iter().map(|i| {
+        format!(
+            "{} {:<13} {} {}",
+            mark(i.seen()),
+            i.label,
+            i.count,
+            i.counted
+        )
+    }));
+    let agreements = if r.agreements_recorded() {
+        "recorded (live mode enabled)"
+    } else {
+        "not recorded (partner enable-live records them)"
+    };
+    lines.push(format!(
+        "{} {:<13} {agreements}",
+        mark(r.agreements_recorded()),
+        "agreements"
+    ));
+    let missing: Vec<&str> = r.missing().iter().map(|i| i.name).collect();
+    lines.push(if missing.is_empty() {
+        "ready for live: yes".to_owned()
+    } else {
+        format!("ready for live: no (missing: {})", missing.join(", "))
+    });
+    let a = &r.test_mode;
+    Output {
+        human: lines.join("\n"),
+        json: json!({
+            "partner": partner_json(p),
+            "test_mode": {
+                "groups": a.groups,
+                "groups_with_census": a.groups_with_census,
+                "quotes": a.quotes,
+                "enrollments": a.enrollments,
+                "webhook_pings_delivered": a.pings_delivered,
+            },
+            "agreements_recorded": r.agreements_recorded(),
+            "missing": missing,
+            "ready": r.ready(),
+        }),
+    }
+}
+
+/// `quote finalize`.
+pub(crate) fn finalized(q: &Quote) -> Output {
+    Output {
+        human: format!(
+            "{}: {} (group {}, {} mode)",
+            q.id,
+            q.status.as_str(),
+            q.group_id,
+            q.scope.mode.as_str()
+        ),
+        json: json!({
+            "id": q.id.as_str(),
+            "group_id": q.group_id.as_str(),
+            "mode": q.scope.mode.as_str(),
+            "status": q.status.as_str(),
+        }),
+    }
+}
+
+/// `group go-live`.
+pub(crate) fn went_live(g: &Group) -> Output {
+    let state = g.company_state.map(|c| c.as_str());
+    Output {
+        human: format!(
+            "{}: company state {}, group {} ({} mode)",
+            g.id,
+            state.unwrap_or("none"),
+            g.status.as_str(),
+            g.mode.as_str()
+        ),
+        json: json!({
+            "id": g.id.as_str(),
+            "mode": g.mode.as_str(),
+            "status": g.status.as_str(),
+            "company_state": state,
+        }),
+    }
+}
+
+/// `partner disable-live` (and the base of `enable-live`).
 pub(crate) fn live_changed(p: &Partner) -> Output {
     let state = if p.live_enabled {
         "enabled"

@@ -5,8 +5,26 @@
 //! `PARTNER_API_TEST_POSTGRES_URL` is set.
 
 use std::process::Command;
+use std::sync::Arc;
 
-use serde_json::Value;
+use domain::enrollment::OnboardingMode;
+use domain::event::EventType;
+use domain::group::{CompanyState, Group, GroupFields, GroupStatus};
+use domain::ids::{GroupId, PartnerId, QuoteId};
+use domain::mode::Mode;
+use domain::page::PageRequest;
+use domain::quote::{Quote, QuoteStatus};
+use domain::scope::Scope;
+use domain::services::census::Census;
+use domain::services::enrollments::{EnrollmentInput, Enrollments, Signatory};
+use domain::services::groups::Groups;
+use domain::services::quotes::{QuoteInput, QuotePorts, Quotes};
+use pricing_core::census::CensusMember;
+use pricing_core::{CensusRules, RateCard};
+use serde_json::{Value, json};
+use server::system::{OsEntropy, Ports, SystemClock};
+use store_diesel::sealer::AesGcmSealer;
+use store_diesel::{Database, Stores};
 
 use crate::common::{BIN, fails, ok, stdout_ok, string};
 
@@ -295,9 +313,13 @@ fn live_keys_rotate(s: &Sandbox) {
     ));
     assert_eq!(by_id(&new_id)["revoked"], false);
 
+    // Test mode has seen nothing of the core flow: only --force enables.
     assert_eq!(
-        s.run(&["partner", "enable-live", &prt]).trim_end(),
-        format!("{prt}: live mode enabled")
+        s.run(&["partner", "enable-live", &prt, "--force"])
+            .trim_end(),
+        format!(
+            "{prt}: live mode enabled (forced: not yet seen in test mode: group, census, quote, enrollment, webhook_ping)"
+        )
     );
     assert_eq!(s.json(&["partner", "show", &prt])["live_enabled"], true);
     assert_eq!(
@@ -327,6 +349,36 @@ fn unknown_partners_and_keys_fail_in_one_line(s: &Sandbox) {
     let none = format!("error: no such partner {prt}");
     assert_eq!(s.fails(&["partner", "show", prt]), none);
     assert_eq!(s.fails(&["partner", "enable-live", prt]), none);
+    assert_eq!(s.fails(&["partner", "enable-live", prt, "--force"]), none);
+    assert_eq!(s.fails(&["partner", "readiness", prt]), none);
+    assert_eq!(
+        s.fails(&["quote", "finalize", "qt_000000000000"]),
+        "error: no such quote qt_000000000000"
+    );
+    assert_eq!(
+        s.fails(&["group", "go-live", "grp_000000000000"]),
+        "error: no such group grp_000000000000"
+    );
+    assert_eq!(
+        s.fails(&["quote", "finalize", "grp_000000000000"]),
+        "error: not a valid quote id: expected `qt_` and 12 lowercase hex characters, got \"grp_000000000000\""
+    );
+    assert_eq!(
+        s.fails(&["group", "go-live", "acme"]),
+        "error: not a valid group id: expected `grp_` and 12 lowercase hex characters, got \"acme\""
+    );
+    assert_eq!(
+        s.fails_json(&["quote", "finalize", "qt_000000000000"]),
+        json!({"error": "not_found", "message": "no such quote qt_000000000000"})
+    );
+    assert_eq!(
+        s.fails_json(&["group", "go-live", "grp_000000000000"]),
+        json!({"error": "not_found", "message": "no such group grp_000000000000"})
+    );
+    assert_eq!(
+        s.fails_json(&["group", "go-live", "acme"])["error"],
+        "invalid_request"
+    );
     assert_eq!(
         s.fails(&["key", "create", "--partner", prt, "--mode", "test"]),
         none
@@ -364,6 +416,10 @@ fn usage_errors_are_one_line(s: &Sandbox) {
         &["key", "create", "--partner", "prt_000000000000"][..],
         &["partner", "create", "--name", "A", "--kind", "carrier"],
         &["partner", "frobnicate"],
+        &["partner", "readiness"],
+        &["quote", "finalize"],
+        &["group", "go-live"],
+        &["group", "go-live", "grp_000000000000", "--force"],
     ] {
         let out = s.cmd().args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -380,6 +436,371 @@ fn usage_errors_are_one_line(s: &Sandbox) {
     let v: Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(v["error"], "usage");
     assert!(v["message"].as_str().unwrap().contains("--mode"), "{v}");
+}
+
+/// Every step-(a) item's stable name, in order.
+const STEP_A: [&str; 5] = ["group", "census", "quote", "enrollment", "webhook_ping"];
+
+fn readiness_of_a_fresh_partner(s: &Sandbox) {
+    let prt = s.partner("broker");
+    let v = s.json(&["partner", "readiness", &prt]);
+    assert_eq!(
+        v,
+        json!({
+            "partner": s.json(&["partner", "show", &prt]),
+            "test_mode": {
+                "groups": 0,
+                "groups_with_census": 0,
+                "quotes": 0,
+                "enrollments": 0,
+                "webhook_pings_delivered": 0,
+            },
+            "agreements_recorded": false,
+            "missing": STEP_A,
+            "ready": false,
+        })
+    );
+    let text = s.run(&["partner", "readiness", &prt]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 8, "{text}");
+    assert!(
+        lines[0].contains(&prt) && lines[0].contains("test mode"),
+        "{text}"
+    );
+    for (line, label) in
+        lines[1..6]
+            .iter()
+            .zip(["group", "census", "quote", "enrollment", "webhook ping"])
+    {
+        assert!(line.starts_with(&format!("\u{2717} {label} ")), "{text}");
+        assert!(line.contains(" 0 "), "{text}");
+    }
+    assert!(lines[6].starts_with("\u{2717} agreements "), "{text}");
+    assert_eq!(
+        lines[7],
+        "ready for live: no (missing: group, census, quote, enrollment, webhook_ping)"
+    );
+}
+
+fn enable_live_needs_the_test_flow_or_force(s: &Sandbox) {
+    let prt = s.partner("hr_platform");
+    let refusal = "cannot enable live mode: the partner has not yet, in test mode: created a group, sent a census, created a quote, created an enrollment, had a webhook endpoint answer a signed ping (pass --force to enable anyway)";
+    assert_eq!(
+        s.fails(&["partner", "enable-live", &prt]),
+        format!("error: {refusal}")
+    );
+    assert_eq!(
+        s.fails_json(&["partner", "enable-live", &prt]),
+        json!({"error": "conflict", "message": refusal})
+    );
+    assert_eq!(s.json(&["partner", "show", &prt])["live_enabled"], false);
+
+    let v = s.json(&["partner", "enable-live", &prt, "--force"]);
+    assert_eq!(v["id"], prt.as_str());
+    assert_eq!(v["live_enabled"], true);
+    assert_eq!(v["forced"], true);
+    assert_eq!(v["missing"], json!(STEP_A));
+    assert_eq!(s.json(&["partner", "show", &prt])["live_enabled"], true);
+    let r = s.json(&["partner", "readiness", &prt]);
+    assert_eq!(r["agreements_recorded"], true);
+    assert_eq!(r["ready"], false);
+    let text = s.run(&["partner", "readiness", &prt]);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("\u{2713} agreements ") && l.contains("recorded")),
+        "{text}"
+    );
+
+    // Disabling needs no readiness; enabling again needs --force again.
+    assert_eq!(
+        s.run(&["partner", "disable-live", &prt]).trim_end(),
+        format!("{prt}: live mode disabled")
+    );
+    s.fails(&["partner", "enable-live", &prt]);
+    assert_eq!(s.json(&["partner", "show", &prt])["live_enabled"], false);
+}
+
+/// The domain's services over a sandbox's database, composed as the
+/// server composes them, to create what the HTTP API would.
+struct Library {
+    /// Dropped before the runtime its connections were opened on.
+    stores: Stores,
+    ports: Ports,
+    card: Arc<RateCard>,
+    rt: tokio::runtime::Runtime,
+}
+
+impl Library {
+    /// Opens the sandbox's database (which a command has migrated).
+    fn open(s: &Sandbox) -> Self {
+        let db = Database::parse(&s.url).unwrap();
+        Self {
+            stores: Stores::open(&db, 2).unwrap(),
+            ports: Ports {
+                clock: Arc::new(SystemClock),
+                entropy: Arc::new(OsEntropy::new()),
+                sealer: Arc::new(AesGcmSealer::from_hex(&"ab".repeat(32)).unwrap()),
+            },
+            card: Arc::new(RateCard::builtin_2026().unwrap()),
+            rt: tokio::runtime::Runtime::new().unwrap(),
+        }
+    }
+
+    fn quotes(&self) -> Quotes {
+        let (s, p) = (&self.stores, &self.ports);
+        Quotes::new(
+            QuotePorts {
+                groups: Arc::clone(&s.groups),
+                census: Arc::clone(&s.census),
+                quotes: Arc::clone(&s.quotes),
+                jobs: Arc::clone(&s.jobs),
+                clock: Arc::clone(&p.clock),
+                entropy: Arc::clone(&p.entropy),
+            },
+            Arc::clone(&self.card),
+        )
+    }
+
+    fn enrollments(&self) -> Enrollments {
+        let (s, p) = (&self.stores, &self.ports);
+        Enrollments::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&s.quotes),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+    }
+
+    /// A group of `scope` with a census of `employees` members, its market
+    /// comparison run, and one quote on it.
+    fn quoted_group(&self, scope: &Scope, domain: &str, employees: usize) -> (Group, Quote) {
+        let (s, p) = (&self.stores, &self.ports);
+        self.rt.block_on(async {
+            let groups = Groups::new(
+                Arc::clone(&s.groups),
+                Arc::clone(&p.clock),
+                Arc::clone(&p.entropy),
+            );
+            let group = groups
+                .create(
+                    scope,
+                    GroupFields {
+                        company_name: Some("Acme Widgets".to_owned()),
+                        domain: Some(domain.to_owned()),
+                        ..GroupFields::default()
+                    },
+                )
+                .await
+                .unwrap();
+            let census = Census::new(
+                Arc::clone(&s.census),
+                Arc::clone(&s.groups),
+                Arc::clone(&p.clock),
+                Arc::clone(&p.entropy),
+            );
+            let dob = time::macros::date!(1985 - 06 - 15);
+            let rows = (0..employees)
+                .map(|i| Ok(CensusMember::new(&format!("E{i}"), dob, "60601")))
+                .collect();
+            let written = census
+                .replace(
+                    scope,
+                    &group.id,
+                    rows,
+                    CensusRules { require_dob: true },
+                    false,
+                )
+                .await
+                .unwrap();
+            assert_eq!(usize::try_from(written.accepted).unwrap(), employees);
+            let (worker, handler) = server::compose::comparison_worker(s, p, &self.card);
+            assert_eq!(server::jobs::drain(&worker, &handler).await.unwrap(), 1);
+            let quote = self
+                .quotes()
+                .create(scope, &group.id, QuoteInput::default())
+                .await
+                .unwrap();
+            (group, quote)
+        })
+    }
+
+    fn quote(&self, scope: &Scope, id: &QuoteId) -> Quote {
+        self.rt.block_on(self.quotes().get(scope, id)).unwrap()
+    }
+
+    fn group(&self, scope: &Scope, id: &GroupId) -> Group {
+        self.rt
+            .block_on(self.stores.groups.group(scope, id))
+            .unwrap()
+    }
+
+    fn enroll(&self, scope: &Scope, group: &GroupId, quote: &QuoteId) {
+        let input = EnrollmentInput {
+            quote_id: quote.clone(),
+            signatory: Signatory {
+                name: "Dana Admin".to_owned(),
+                email: "dana@acme-widgets.example".to_owned(),
+            },
+            onboarding_mode: OnboardingMode::Hosted,
+            start_date: None,
+        };
+        self.rt
+            .block_on(self.enrollments().create(scope, group, input))
+            .unwrap();
+    }
+
+    /// The data of the scope's events of type `kind`.
+    fn events(&self, scope: &Scope, kind: EventType) -> Vec<Value> {
+        let page = self
+            .rt
+            .block_on(
+                self.stores
+                    .outbox
+                    .events(scope, 0, &PageRequest::first(100)),
+            )
+            .unwrap();
+        page.items
+            .into_iter()
+            .filter(|e| e.event.event_type == kind)
+            .map(|e| e.event.data)
+            .collect()
+    }
+}
+
+/// Above the in-review threshold (200 employees): quotes are `in_review`.
+const IN_REVIEW_EMPLOYEES: usize = 201;
+
+fn quote_finalize_and_group_go_live(s: &Sandbox) {
+    let prt = s.partner("broker"); // also migrates the database
+    let partner = PartnerId::parse(&prt).unwrap();
+    let test = Scope::new(partner.clone(), Mode::Test);
+    let live = Scope::new(partner, Mode::Live);
+    let lib = Library::open(s);
+    let (group, quote) = lib.quoted_group(&test, "acme-widgets.example", IN_REVIEW_EMPLOYEES);
+    assert_eq!(quote.status, QuoteStatus::InReview);
+    let (g, q) = (group.id.as_str(), quote.id.as_str());
+
+    // No enrollment yet: no provisioned company to take live.
+    assert_eq!(
+        s.fails(&["group", "go-live", g]),
+        format!(
+            "error: cannot take {g} live: the group has no provisioned company yet; create its enrollment first"
+        )
+    );
+
+    // Underwriting finalizes the test quote.
+    assert_eq!(
+        s.run(&["quote", "finalize", q]).trim_end(),
+        format!("{q}: ready (group {g}, test mode)")
+    );
+    assert_eq!(lib.quote(&test, &quote.id).status, QuoteStatus::Ready);
+    assert_eq!(
+        lib.events(&test, EventType::QuoteFinalized),
+        [json!({"quoteId": q, "groupId": g, "status": "ready"})]
+    );
+    let again = format!(
+        "cannot finalize {q}: the quote is ready; only an in_review quote can be finalized"
+    );
+    assert_eq!(
+        s.fails(&["quote", "finalize", q]),
+        format!("error: {again}")
+    );
+    assert_eq!(
+        s.fails_json(&["quote", "finalize", q]),
+        json!({"error": "conflict", "message": again})
+    );
+
+    // Any partner and mode: a live quote, with --json.
+    let (live_group, live_quote) =
+        lib.quoted_group(&live, "acme-widgets.example", IN_REVIEW_EMPLOYEES);
+    assert_eq!(live_quote.status, QuoteStatus::InReview);
+    assert_eq!(
+        s.json(&["quote", "finalize", live_quote.id.as_str()]),
+        json!({
+            "id": live_quote.id.as_str(),
+            "group_id": live_group.id.as_str(),
+            "mode": "live",
+            "status": "ready",
+        })
+    );
+    assert_eq!(lib.quote(&live, &live_quote.id).status, QuoteStatus::Ready);
+
+    // Enrolled on the ready quote, the group goes live.
+    lib.enroll(&test, &group.id, &quote.id);
+    assert_eq!(
+        lib.group(&test, &group.id).company_state,
+        Some(CompanyState::Sandbox)
+    );
+    assert_eq!(
+        s.json(&["group", "go-live", g]),
+        json!({"id": g, "mode": "test", "status": "active", "company_state": "prod"})
+    );
+    let stored = lib.group(&test, &group.id);
+    assert_eq!(stored.status, GroupStatus::Active);
+    assert_eq!(stored.company_state, Some(CompanyState::Prod));
+    assert_eq!(
+        lib.events(&test, EventType::GroupStateChanged),
+        [json!({
+            "groupId": g,
+            "companyDomain": "acme-widgets.example",
+            "previousState": "sandbox",
+            "state": "prod",
+        })]
+    );
+    assert_eq!(
+        s.fails(&["group", "go-live", g]),
+        format!("error: cannot take {g} live: the group is already live")
+    );
+    assert_eq!(s.fails_json(&["group", "go-live", g])["error"], "conflict");
+
+    // The live group, enrolled too, goes live in text mode.
+    lib.enroll(&live, &live_group.id, &live_quote.id);
+    let lg = live_group.id.as_str();
+    assert_eq!(
+        s.run(&["group", "go-live", lg]).trim_end(),
+        format!("{lg}: company state prod, group active (live mode)")
+    );
+
+    // Readiness counts the test flow only; the webhook ping is still missing.
+    let r = s.json(&["partner", "readiness", &prt]);
+    assert_eq!(
+        r["test_mode"],
+        json!({
+            "groups": 1,
+            "groups_with_census": 1,
+            "quotes": 1,
+            "enrollments": 1,
+            "webhook_pings_delivered": 0,
+        })
+    );
+    assert_eq!(r["missing"], json!(["webhook_ping"]));
+    assert_eq!(r["ready"], false);
+    let text = s.run(&["partner", "readiness", &prt]);
+    for label in ["group", "census", "quote", "enrollment"] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("\u{2713} {label} ")) && l.contains(" 1 ")),
+            "{label}: {text}"
+        );
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("\u{2717} webhook ping ")),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("ready for live: no (missing: webhook_ping)\n"),
+        "{text}"
+    );
+    assert_eq!(
+        s.fails(&["partner", "enable-live", &prt]),
+        "error: cannot enable live mode: the partner has not yet, in test mode: had a webhook endpoint answer a signed ping (pass --force to enable anyway)"
+    );
+    assert_eq!(
+        s.run(&["partner", "enable-live", &prt, "--force"])
+            .trim_end(),
+        format!("{prt}: live mode enabled (forced: not yet seen in test mode: webhook_ping)")
+    );
 }
 
 /// Generates one `#[test]` per scenario and backend.
@@ -411,6 +832,9 @@ on_both_backends!(
     key_show_on_a_live_key_fails,
     unknown_partners_and_keys_fail_in_one_line,
     usage_errors_are_one_line,
+    readiness_of_a_fresh_partner,
+    enable_live_needs_the_test_flow_or_force,
+    quote_finalize_and_group_go_live,
 );
 
 #[test]

@@ -238,7 +238,7 @@ fn the_readme_journey_runs_against_serve_demo() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap_or_else(|| panic!("bash and curl are installed"));
+        .unwrap_or_else(|_| panic!("bash and curl are installed"));
     // The journey takes a second or two; a hang is a failure, not a wait.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while child.try_wait().unwrap().is_none() {
