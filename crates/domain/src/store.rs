@@ -57,6 +57,12 @@ pub enum Conflict {
     /// The group already has an enrollment.
     #[error("the group already has an enrollment")]
     AlreadyEnrolled,
+    /// The group's company state moved on meanwhile (a concurrent go-live).
+    #[error("the group is already live")]
+    CompanyStateMoved,
+    /// The census changed the group's rating inputs since the quote.
+    #[error("the census changed since this quote; re-quote")]
+    QuoteStale,
     /// A generated id collided (retry with a fresh one).
     #[error("id collision")]
     IdTaken,
@@ -164,10 +170,13 @@ pub trait GroupStore: Send + Sync {
     async fn update_group(&self, scope: &Scope, group: &Group) -> StoreResult<()>;
 
     /// Moves status and company state forward (status never moves back)
-    /// and appends `events` in the same transaction.
+    /// and appends `events` in the same transaction. The company state
+    /// only moves none → `sandbox` → `prod`, checked under the group's lock.
     ///
     /// # Errors
-    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    /// MUST return [`StoreError::NotFound`] when the scope has no such
+    /// group, and [`Conflict::CompanyStateMoved`] when `company_state` is
+    /// not the next state of the stored one.
     async fn advance_group(
         &self,
         scope: &Scope,
@@ -282,6 +291,8 @@ pub trait QuoteStore: Send + Sync {
     ///
     /// # Errors
     /// MUST return [`Conflict::AlreadyEnrolled`] when the group has one,
+    /// [`Conflict::QuoteStale`] when the quote's rating digest is no longer
+    /// the group's (checked under the group's lock),
     /// [`Conflict::DomainTaken`] when another group of the mode holds the
     /// domain, and [`StoreError::NotFound`] when the scope has no such group.
     async fn insert_enrollment(

@@ -141,6 +141,12 @@ impl Enrollments {
         )
         .map_err(quote_refusal)?;
         let start_date = match input.start_date {
+            Some(d) if d < crate::services::quotes::date_of(now) => {
+                return Err(ServiceError::Invalid(vec![FieldError::new(
+                    "start_date",
+                    "must not be in the past",
+                )]));
+            }
             Some(d) => d,
             None => quote
                 .body
@@ -194,6 +200,9 @@ impl Enrollments {
                 ServiceError::Conflict(
                     "an enrolled group already exists for this domain".to_owned(),
                 )
+            }
+            ServiceError::Conflict(m) if m == Conflict::QuoteStale.to_string() => {
+                ServiceError::QuoteExpired(QuoteUse::Stale.to_string())
             }
             other => other,
         })?;
@@ -308,16 +317,28 @@ fn quote_refusal(reason: QuoteUse) -> ServiceError {
     }
 }
 
-fn check_signatory(s: &Signatory) -> Result<(), ServiceError> {
+/// The errors of a signatory's fields that were sent (a missing one is the
+/// caller's to report): a name of 1 to 200 characters, an email address.
+#[must_use]
+pub fn signatory_errors(name: Option<&str>, email: Option<&str>) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let name = s.name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
-        errors.push(FieldError::new(
-            "signatory.name",
-            "must be 1 to 200 characters",
-        ));
+    if let Some(name) = name {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 200 {
+            errors.push(FieldError::new(
+                "signatory.name",
+                "must be 1 to 200 characters",
+            ));
+        }
     }
-    errors.extend(check_email("signatory.email", &s.email));
+    if let Some(email) = email {
+        errors.extend(check_email("signatory.email", email));
+    }
+    errors
+}
+
+fn check_signatory(s: &Signatory) -> Result<(), ServiceError> {
+    let errors = signatory_errors(Some(&s.name), Some(&s.email));
     if errors.is_empty() {
         Ok(())
     } else {

@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, get, post, web};
 use domain::enrollment::OnboardingMode;
 use domain::error::FieldError;
 use domain::ids::{EnrollmentId, QuoteId};
-use domain::services::enrollments::{EnrollmentInput as DomainInput, Signatory};
+use domain::services::enrollments::{EnrollmentInput as DomainInput, Signatory, signatory_errors};
 use pricing_core::census::date_opt;
 
 use crate::auth::Caller;
@@ -50,6 +50,8 @@ fn input(wire: EnrollmentInput) -> Result<DomainInput, ApiError> {
             if s.email.is_none() {
                 errors.push(FieldError::new("signatory.email", "is required"));
             }
+            // Every bad field at once: the domain's own checks run here too.
+            errors.extend(signatory_errors(s.name.as_deref(), s.email.as_deref()));
             match (s.name, s.email) {
                 (Some(name), Some(email)) => Some(Signatory { name, email }),
                 _ => None,

@@ -22,6 +22,7 @@ mod logs;
 mod openapi;
 mod pages;
 mod quotes;
+mod races;
 mod smoke;
 mod unavailable;
 

@@ -72,8 +72,18 @@ pub(crate) async fn advance(
 ) -> Result<Group, TxError> {
     let mut group = lock_group(conn, scope, id).await?;
     group.status = group.status.advance_to(status);
-    if company_state.is_some() {
-        group.company_state = company_state;
+    if let Some(next) = company_state {
+        // Checked under the lock: of two concurrent go-lives one wins.
+        let forward = matches!(
+            (group.company_state, next),
+            (None, CompanyState::Sandbox) | (Some(CompanyState::Sandbox), CompanyState::Prod)
+        );
+        if !forward {
+            return Err(TxError::Store(StoreError::Conflict(
+                Conflict::CompanyStateMoved,
+            )));
+        }
+        group.company_state = Some(next);
     }
     group.updated_at = now;
     diesel::update(groups::table.find(id))

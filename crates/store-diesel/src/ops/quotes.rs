@@ -151,17 +151,18 @@ impl QuoteStore for Store {
         let scope = &enrollment.scope;
         write_tx!(self, conn, async |c: &mut Conn| {
             let group = lock_group(c, scope, &row.group_id).await?;
-            let quote_in_group: i64 = quotes::table
+            let quote_digest: Option<Option<String>> = quotes::table
                 .filter(quotes::id.eq(&row.quote_id))
                 .filter(quotes::group_id.eq(&row.group_id))
                 .filter(quotes::partner_id.eq(scope.partner.as_str()))
                 .filter(quotes::mode.eq(scope.mode.as_str()))
-                .count()
-                .get_result(c)
-                .await?;
-            if quote_in_group == 0 {
+                .select(quotes::rating_digest)
+                .first(c)
+                .await
+                .optional()?;
+            let Some(quote_digest) = quote_digest else {
                 return Err(TxError::Store(StoreError::NotFound));
-            }
+            };
             let existing: Option<String> = enrollments::table
                 .filter(enrollments::group_id.eq(&row.group_id))
                 .select(enrollments::id)
@@ -172,6 +173,11 @@ impl QuoteStore for Store {
                 return Err(TxError::Store(StoreError::Conflict(
                     Conflict::AlreadyEnrolled,
                 )));
+            }
+            // A census write that committed after the caller checked the
+            // quote makes it stale; the lock makes this check final.
+            if quote_digest != group.rating_digest {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::QuoteStale)));
             }
             if domain_held(c, scope.mode.as_str(), &group.domain, &row.group_id).await? {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));

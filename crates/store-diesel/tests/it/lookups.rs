@@ -9,7 +9,7 @@ use domain::mode::Mode;
 use domain::partner::Activity;
 use domain::quote::{Quote, QuoteStatus};
 use domain::scope::Scope;
-use domain::store::StoreError;
+use domain::store::{Conflict, StoreError};
 use serde_json::json;
 use store_diesel::Stores;
 
@@ -294,12 +294,21 @@ async fn activity_counts_what_the_partner_did_in_each_mode(t: TestDb) {
         .await
         .unwrap();
 
-    let quotes = [
+    let mut quotes = [
         quote(1, &a, &g1.id, 300),
         quote(2, &a, &g1.id, 301),
         quote(3, &a_live, &g4.id, 302),
         quote(4, &b, &g5.id, 303),
     ];
+    // Priced on the groups' current census, so they can be enrolled on.
+    for q in &mut quotes {
+        q.rating_digest = s
+            .groups
+            .group(&q.scope, &q.group_id)
+            .await
+            .unwrap()
+            .rating_digest;
+    }
     for q in &quotes {
         s.quotes.insert_quote(q, &[]).await.unwrap();
     }
@@ -368,3 +377,43 @@ async fn activity_counts_what_the_partner_did_in_each_mode(t: TestDb) {
     ));
 }
 on_both!(activity_counts_what_the_partner_did_in_each_mode);
+
+/// An enrollment is checked against the group's census under the group's
+/// lock: a quote priced on an earlier census is refused even when the
+/// caller's own check ran before that census was written.
+async fn an_enrollment_on_an_earlier_census_is_refused_under_the_lock(t: TestDb) {
+    let s = &t.stores;
+    let (_, a) = partner(s, 1).await;
+    let g = group(1, &a, "one.com", 100);
+    s.groups.insert_group(&g).await.unwrap();
+    let rows = vec![member(Some("E1"), None, "60601")];
+    s.census
+        .replace_census(&a, &write(&a, &g.id, rows, 1, 200))
+        .await
+        .unwrap();
+    let mut q = quote(1, &a, &g.id, 300);
+    q.status = QuoteStatus::Ready;
+    q.rating_digest = Some("an earlier census".to_owned());
+    s.quotes.insert_quote(&q, &[]).await.unwrap();
+    let refused = s
+        .quotes
+        .insert_enrollment(&enrollment(1, &q, 400), &[])
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::Conflict(Conflict::QuoteStale))),
+        "{refused:?}"
+    );
+    let group = s.groups.group(&a, &g.id).await.unwrap();
+    assert_eq!(
+        (group.status, group.company_state),
+        (GroupStatus::Quoted, None)
+    );
+    assert!(
+        s.quotes
+            .group_enrollment(&a, &g.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+on_both!(an_enrollment_on_an_earlier_census_is_refused_under_the_lock);

@@ -10,7 +10,7 @@ use domain::ids::EventId;
 use domain::mode::Mode;
 use domain::page::PageRequest;
 use domain::scope::Scope;
-use domain::store::StoreError;
+use domain::store::{Conflict, StoreError};
 use serde_json::json;
 
 use crate::groups::group;
@@ -38,8 +38,8 @@ async fn events_commit_with_their_change_or_not_at_all(t: TestDb) {
         .advance_group(
             &sc,
             &g.id,
-            GroupStatus::Active,
-            Some(CompanyState::Prod),
+            GroupStatus::Enrolled,
+            Some(CompanyState::Sandbox),
             std::slice::from_ref(&e),
             200,
         )
@@ -58,13 +58,30 @@ async fn events_commit_with_their_change_or_not_at_all(t: TestDb) {
             &sc,
             &g.id,
             GroupStatus::Active,
-            Some(CompanyState::Sandbox),
+            Some(CompanyState::Prod),
             std::slice::from_ref(&e),
             300,
         )
         .await;
     assert!(err.is_err());
     assert_eq!(s.groups.group(&sc, &g.id).await.unwrap(), before);
+
+    // The company state only moves forward, checked under the lock.
+    let again = s
+        .groups
+        .advance_group(
+            &sc,
+            &g.id,
+            GroupStatus::Enrolled,
+            Some(CompanyState::Sandbox),
+            &[],
+            301,
+        )
+        .await;
+    assert!(matches!(
+        again,
+        Err(StoreError::Conflict(Conflict::CompanyStateMoved))
+    ));
 
     // Scoped reads.
     let live = Scope::new(sc.partner.clone(), Mode::Live);
