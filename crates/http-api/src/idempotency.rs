@@ -147,7 +147,11 @@ pub async fn idempotency(
                 }
             };
             let status = res.status().as_u16();
-            if !is_stored(status) {
+            // An answer that tells the caller to retry after a delay (429,
+            // 409 `rates_pending`) describes a passing state: replaying it
+            // for 24 hours would refuse the very retry it asks for.
+            let retry_later = res.headers().contains_key(header::RETRY_AFTER);
+            if !is_stored(status) || retry_later {
                 release(&state, &scope, &key).await;
                 return Ok(res);
             }

@@ -67,7 +67,8 @@ pub const MAX_PLAN_YEAR_LEAD_DAYS: i64 = 366;
 pub(crate) const STORED_RULES: CensusRules = CensusRules { require_dob: false };
 
 /// The UTC date of Unix seconds `secs`.
-pub(crate) fn date_of(secs: i64) -> Date {
+#[must_use]
+pub fn date_of(secs: i64) -> Date {
     OffsetDateTime::from_unix_timestamp(secs)
         .map_or(OffsetDateTime::UNIX_EPOCH, |t| t)
         .date()
@@ -371,8 +372,11 @@ impl Quotes {
 }
 
 /// A requested plan-year start must not lie in the past nor more than a
-/// year ahead.
-fn check_start(start: Date, today: Date) -> Result<Date, ServiceError> {
+/// year ahead (366 days) of `today`.
+///
+/// # Errors
+/// [`ServiceError::Invalid`] naming `plan_year_start_date`.
+pub fn check_start(start: Date, today: Date) -> Result<Date, ServiceError> {
     let field = "plan_year_start_date";
     if start < today {
         return Err(ServiceError::Invalid(vec![FieldError::new(

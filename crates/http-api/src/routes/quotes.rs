@@ -5,8 +5,10 @@ use actix_web::{HttpRequest, get, post, web};
 
 use domain::error::FieldError;
 use domain::ids::QuoteId;
-use domain::services::quotes::{QuoteInput as DomainInput, VersionId};
+use domain::services::ServiceError;
+use domain::services::quotes::{QuoteInput as DomainInput, VersionId, check_start, date_of};
 use pricing_core::census::date_opt;
+use time::Date;
 
 use crate::auth::Caller;
 use crate::body;
@@ -28,8 +30,9 @@ pub(crate) fn quote_not_found() -> ApiError {
     ApiError::not_found("no such quote in this mode")
 }
 
-/// The domain's input from the wire's, every bad field named.
-fn input(wire: QuoteInput) -> Result<DomainInput, ApiError> {
+/// The domain's input from the wire's, every bad field named; `today`
+/// bounds the plan-year start.
+fn input(wire: QuoteInput, today: Date) -> Result<DomainInput, ApiError> {
     let mut errors = Vec::new();
     let plan = match wire.plan_id.as_deref() {
         None | Some("diamond") => VersionId::Diamond,
@@ -41,7 +44,14 @@ fn input(wire: QuoteInput) -> Result<DomainInput, ApiError> {
     };
     let plan_year_start = match wire.plan_year_start_date.as_deref().map(date_opt::parse) {
         None => None,
-        Some(Ok(d)) => Some(d),
+        Some(Ok(d)) => match check_start(d, today) {
+            Ok(d) => Some(d),
+            Err(ServiceError::Invalid(bad)) => {
+                errors.extend(bad);
+                None
+            }
+            Err(_) => None,
+        },
         Some(Err(_)) => {
             errors.push(FieldError::new(
                 "plan_year_start_date",
@@ -117,7 +127,9 @@ pub async fn create_quote(
     } else {
         body::parse(&req, &bytes, &[])?
     };
-    let input = input(wire)?;
+    // Every field is checked before the group, the comparison or the limit.
+    let today = date_of(state.clock.now_ms().div_euclid(1000));
+    let input = input(wire, today)?;
     let scope = caller.principal.scope();
     // Only a request that can start pricing is charged to the quote
     // limit: not one for another partner's group, nor a `rates_pending`

@@ -233,3 +233,30 @@ async fn concurrent_repeats_execute_once(db: TestDb) {
     assert_eq!(again.header("idempotent-replay"), Some("true"));
     assert_eq!(again.body["id"], ids[0]);
 }
+
+crate::http_on_both!(a_retry_later_answer_is_not_replayed);
+async fn a_retry_later_answer_is_not_replayed(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let g = send(&svc, post("/v1/groups", &key, &group_body("acme-mfg.com"))).await;
+    let gid = g.body["id"].as_str().unwrap();
+    let census = json!({"members": [{"external_id": "E1", "dob": "1988-04-12", "zip": "60601"}]});
+    let path = format!("/v1/groups/{gid}/census");
+    let a = send(&svc, crate::http::put(&path, &key, &census)).await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    // While the comparison runs: 409 rates_pending with Retry-After ...
+    let quotes = format!("/v1/groups/{gid}/quotes");
+    let first = send(&svc, keyed(post(&quotes, &key, &json!({})), "q-1")).await;
+    assert_error(&first, 409, "rates_pending");
+    assert!(first.header("retry-after").is_some());
+    // ... which is not stored: the retry the answer asks for, with the same
+    // key, executes once the comparison is done.
+    app.run_jobs().await;
+    let retry = send(&svc, keyed(post(&quotes, &key, &json!({})), "q-1")).await;
+    assert_eq!(retry.status, 201, "{}", retry.body);
+    assert!(retry.header("idempotent-replay").is_none());
+    let replay = send(&svc, keyed(post(&quotes, &key, &json!({})), "q-1")).await;
+    assert_eq!(replay.header("idempotent-replay"), Some("true"));
+    assert_eq!(replay.body, retry.body);
+}
