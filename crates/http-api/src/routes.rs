@@ -22,14 +22,20 @@ pub(crate) fn group_id(raw: &str) -> Result<GroupId, ApiError> {
     GroupId::parse(raw).map_err(|_| ApiError::not_found("no such group in this mode"))
 }
 
-/// A not-found of a group-scoped operation, said the same way for an
-/// unknown group, another partner's and the other mode's.
-pub(crate) fn group_not_found(e: ApiError) -> ApiError {
+/// A not-found said as `message`, the same way for an unknown resource,
+/// another partner's and the other mode's; other errors pass through.
+pub(crate) fn not_found_as(e: impl Into<ApiError>, message: &'static str) -> ApiError {
+    let e = e.into();
     if e.code() == "not_found" {
-        ApiError::not_found("no such group in this mode")
+        ApiError::not_found(message)
     } else {
         e
     }
+}
+
+/// A not-found of a group-scoped operation.
+pub(crate) fn group_not_found(e: ApiError) -> ApiError {
+    not_found_as(e, "no such group in this mode")
 }
 
 /// The answers every authenticated operation can give (specification,

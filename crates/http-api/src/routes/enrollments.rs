@@ -15,7 +15,7 @@ use crate::body;
 use crate::error::{ApiError, ErrorBody};
 use crate::page;
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
 use crate::state::AppState;
 use crate::wire::enrollments::{EnrollmentInput, EnrollmentList, EnrollmentOut};
 
@@ -204,15 +204,12 @@ pub async fn get_enrollment(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<Reply, ApiError> {
-    let missing = || ApiError::not_found("no such enrollment in this mode");
-    let id = EnrollmentId::parse(&path).map_err(|_| missing())?;
+    const MISSING: &str = "no such enrollment in this mode";
+    let id = EnrollmentId::parse(&path).map_err(|_| ApiError::not_found(MISSING))?;
     let view = state
         .enrollments
         .get(&caller.principal.scope(), &id)
         .await
-        .map_err(|e| match ApiError::from(e) {
-            e if e.code() == "not_found" => missing(),
-            e => e,
-        })?;
+        .map_err(|e| not_found_as(e, MISSING))?;
     Reply::ok(&EnrollmentOut::of(&view)?)
 }

@@ -16,18 +16,16 @@ use crate::error::{ApiError, ErrorBody};
 use crate::limits;
 use crate::page;
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
 use crate::state::AppState;
 use crate::wire::quotes::{QuoteInput, QuoteList, QuoteOut};
 
+/// The one not-found of a quote, whoever's it is.
+pub(crate) const NO_QUOTE: &str = "no such quote in this mode";
+
 /// A quote id from the path; anything malformed is simply not found.
 pub(crate) fn quote_id(raw: &str) -> Result<QuoteId, ApiError> {
-    QuoteId::parse(raw).map_err(|_| quote_not_found())
-}
-
-/// The one not-found of a quote, whoever's it is.
-pub(crate) fn quote_not_found() -> ApiError {
-    ApiError::not_found("no such quote in this mode")
+    QuoteId::parse(raw).map_err(|_| ApiError::not_found(NO_QUOTE))
 }
 
 /// The domain's input from the wire's, every bad field named; `today`
@@ -228,9 +226,6 @@ pub async fn get_quote(
         .quotes
         .get(&caller.principal.scope(), &id)
         .await
-        .map_err(|e| match ApiError::from(e) {
-            e if e.code() == "not_found" => quote_not_found(),
-            e => e,
-        })?;
+        .map_err(|e| not_found_as(e, NO_QUOTE))?;
     Reply::ok(&QuoteOut::of(&quote)?)
 }

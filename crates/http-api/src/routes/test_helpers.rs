@@ -9,8 +9,8 @@ use domain::mode::Mode;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::reply::Reply;
-use crate::routes::quotes::{quote_id, quote_not_found};
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::routes::quotes::{NO_QUOTE, quote_id};
+use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
 use crate::state::AppState;
 use crate::wire::groups::GroupOut;
 use crate::wire::quotes::QuoteOut;
@@ -51,10 +51,7 @@ pub async fn finalize_quote(
         .quotes
         .finalize(&caller.principal.scope(), &id)
         .await
-        .map_err(|e| match ApiError::from(e) {
-            e if e.code() == "not_found" => quote_not_found(),
-            e => e,
-        })?;
+        .map_err(|e| not_found_as(e, NO_QUOTE))?;
     Reply::ok(&QuoteOut::of(&quote)?)
 }
 

@@ -61,51 +61,36 @@ impl PartnerStore for Store {
         let c: &mut Conn = &mut conn;
         load_partner(c, id.as_str()).await?;
         let (p, m) = (id.as_str(), mode.as_str());
-        let count = |n: i64| u64::try_from(n).unwrap_or(0);
-        let groups_n: i64 = groups::table
-            .filter(groups::partner_id.eq(p))
-            .filter(groups::mode.eq(m))
-            .count()
-            .get_result(c)
-            .await
-            .map_err(db)?;
-        let census_n: i64 = groups::table
-            .filter(groups::partner_id.eq(p))
-            .filter(groups::mode.eq(m))
-            .filter(groups::census_member_count.gt(0))
-            .count()
-            .get_result(c)
-            .await
-            .map_err(db)?;
-        let quotes_n: i64 = quotes::table
-            .filter(quotes::partner_id.eq(p))
-            .filter(quotes::mode.eq(m))
-            .count()
-            .get_result(c)
-            .await
-            .map_err(db)?;
-        let enrollments_n: i64 = enrollments::table
-            .filter(enrollments::partner_id.eq(p))
-            .filter(enrollments::mode.eq(m))
-            .count()
-            .get_result(c)
-            .await
-            .map_err(db)?;
-        let pings_n: i64 = events::table
-            .filter(events::partner_id.eq(p))
-            .filter(events::mode.eq(m))
-            .filter(events::event_type.eq(EventType::Ping.as_str()))
-            .filter(events::state.eq(DeliveryState::Delivered.as_str()))
-            .count()
-            .get_result(c)
-            .await
-            .map_err(db)?;
+        // How many rows of `$table` the partner has in the mode, after
+        // any further filters.
+        macro_rules! count {
+            ($table:ident $(, $filter:expr)*) => {{
+                let n: i64 = $table::table
+                    .filter($table::partner_id.eq(p))
+                    .filter($table::mode.eq(m))
+                    $(.filter($filter))*
+                    .count()
+                    .get_result(c)
+                    .await
+                    .map_err(db)?;
+                u64::try_from(n).unwrap_or(0)
+            }};
+        }
+        let groups_n = count!(groups);
+        let census_n = count!(groups, groups::census_member_count.gt(0));
+        let quotes_n = count!(quotes);
+        let enrollments_n = count!(enrollments);
+        let pings_n = count!(
+            events,
+            events::event_type.eq(EventType::Ping.as_str()),
+            events::state.eq(DeliveryState::Delivered.as_str())
+        );
         Ok(Activity {
-            groups: count(groups_n),
-            groups_with_census: count(census_n),
-            quotes: count(quotes_n),
-            enrollments: count(enrollments_n),
-            pings_delivered: count(pings_n),
+            groups: groups_n,
+            groups_with_census: census_n,
+            quotes: quotes_n,
+            enrollments: enrollments_n,
+            pings_delivered: pings_n,
         })
     }
 
