@@ -159,14 +159,18 @@ pub fn duplicate_errors(prefix: &str, rows: &[(usize, &CensusMember)]) -> Vec<Fi
 }
 
 /// A digest of everything in a census that rating reads: which members are
-/// counted, their dates of birth or ages, ZIPs, and dependents. Quotes
-/// remember it; a census write that changes it makes them stale (410
-/// `quote_expired`). Names, emails and row order do not change it.
+/// counted, their dates of birth or ages, ZIPs, dependents, and each row's
+/// household key (the identity of its random claims stream: the external
+/// id, else the email, else the names). Quotes remember it; a census write
+/// that changes it makes them stale (410 `quote_expired`). Row order does
+/// not change it, nor do names or emails of members with an external id.
 #[must_use]
 pub fn rating_digest(rows: &[CensusMember]) -> String {
+    let keys = pricing_core::household::household_keys(rows);
     let mut lines: Vec<String> = rows
         .iter()
-        .map(|m| {
+        .zip(&keys)
+        .map(|(m, key)| {
             let deps = m.dependents.as_ref().map(|ds| {
                 let mut d: Vec<String> = ds
                     .iter()
@@ -176,7 +180,7 @@ pub fn rating_digest(rows: &[CensusMember]) -> String {
                 d.join(",")
             });
             format!(
-                "{}|{:?}|{:?}|{}|{:?}|{:?}|{:?}",
+                "{key:?}|{}|{:?}|{:?}|{}|{:?}|{:?}|{:?}",
                 m.is_counted(),
                 m.dob,
                 m.age,
@@ -193,6 +197,18 @@ pub fn rating_digest(rows: &[CensusMember]) -> String {
         h.update(l.as_bytes());
         h.update(b"\n");
     }
+    crate::hex::encode(&h.finalize())
+}
+
+/// What a quote is priced on beyond its census: the group's address ZIP,
+/// which rates members whose own ZIP has no priced area. A quote records
+/// this digest; it is current while the group's is the same.
+#[must_use]
+pub fn pricing_digest(census_digest: &str, fallback_zip: Option<&str>) -> String {
+    let mut h = Sha256::new();
+    h.update(census_digest.as_bytes());
+    h.update(b"|");
+    h.update(fallback_zip.unwrap_or("-").as_bytes());
     crate::hex::encode(&h.finalize())
 }
 
@@ -306,6 +322,34 @@ mod tests {
         a.email = Some("other@x.com".to_owned());
         assert_eq!(rating_digest(&[b.clone(), a.clone()]), d1);
         a.zip = "94103".to_owned();
-        assert_ne!(rating_digest(&[a, b]), d1);
+        assert_ne!(rating_digest(&[a.clone(), b.clone()]), d1);
+    }
+
+    #[test]
+    fn the_rating_digest_follows_the_household_keys() {
+        // The same people with their external ids swapped draw other
+        // claims streams: another price, another digest.
+        let a = member(Some("E1"), None);
+        let mut b = member(Some("E2"), None);
+        b.zip = "94103".to_owned();
+        let d = rating_digest(&[a.clone(), b.clone()]);
+        let (mut a2, mut b2) = (a, b);
+        a2.external_id = Some("E2".to_owned());
+        b2.external_id = Some("E1".to_owned());
+        assert_ne!(rating_digest(&[a2.clone(), b2.clone()]), d);
+        // Without an external id or an email, the names are the key.
+        a2.external_id = None;
+        let before = rating_digest(&[a2.clone(), b2.clone()]);
+        a2.first_name = Some("Other".to_owned());
+        assert_ne!(rating_digest(&[a2, b2]), before);
+    }
+
+    #[test]
+    fn the_pricing_digest_covers_the_fallback_zip() {
+        let d = pricing_digest("abc", Some("60601"));
+        assert_eq!(d, pricing_digest("abc", Some("60601")));
+        assert_ne!(d, pricing_digest("abc", Some("99501")));
+        assert_ne!(d, pricing_digest("abc", None));
+        assert_ne!(d, pricing_digest("abd", Some("60601")));
     }
 }

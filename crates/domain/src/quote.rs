@@ -65,6 +65,18 @@ impl QuoteStatus {
         }
     }
 
+    /// The statuses a quote may move to `self` from: `ready` from
+    /// `in_review` (finalization) or `pricing`; `in_review` and
+    /// `unavailable` from `pricing`; nothing moves back to `pricing`.
+    #[must_use]
+    pub const fn predecessors(self) -> &'static [Self] {
+        match self {
+            Self::Ready => &[Self::InReview, Self::Pricing],
+            Self::InReview | Self::Unavailable => &[Self::Pricing],
+            Self::Pricing => &[],
+        }
+    }
+
     /// Whether an enrollment may use the quote (it must also be unexpired
     /// and current); an `in_review` quote is a 409 `conflict`.
     #[must_use]
@@ -100,8 +112,9 @@ pub struct Quote {
     pub group_id: GroupId,
     /// Status.
     pub status: QuoteStatus,
-    /// Rating digest of the census it was priced on (stale when the
-    /// group's differs).
+    /// Pricing digest of what it was priced on: the census's rating digest
+    /// and the group's fallback ZIP (stale when the group's differs; see
+    /// `services::quotes::group_pricing_digest`).
     pub rating_digest: Option<String>,
     /// Expiry, Unix seconds.
     pub expires_at: i64,
@@ -126,5 +139,16 @@ mod tests {
         assert!(Pricing.finish_pricing(Pricing).is_err());
         assert!(Ready.finish_pricing(Ready).is_err());
         assert!(Ready.enrollable() && !InReview.enrollable());
+        // The predecessors are exactly the statuses with a transition.
+        for to in [Ready, InReview, Unavailable, Pricing] {
+            for from in [Ready, InReview, Unavailable, Pricing] {
+                let moves = from.finalize() == Ok(to) || from.finish_pricing(to) == Ok(to);
+                assert_eq!(
+                    to.predecessors().contains(&from),
+                    moves,
+                    "{from:?} -> {to:?}"
+                );
+            }
+        }
     }
 }

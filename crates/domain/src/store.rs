@@ -60,6 +60,9 @@ pub enum Conflict {
     /// The group's company state moved on meanwhile (a concurrent go-live).
     #[error("the group is already live")]
     CompanyStateMoved,
+    /// The quote's status changed meanwhile (a concurrent finalization).
+    #[error("the quote is no longer in_review; only an in_review quote can be finalized")]
+    QuoteStatusMoved,
     /// The census changed the group's rating inputs since the quote.
     #[error("the census changed since this quote; re-quote")]
     QuoteStale,
@@ -262,10 +265,13 @@ pub trait QuoteStore: Send + Sync {
     async fn find_quote(&self, id: &QuoteId) -> StoreResult<Quote>;
 
     /// Changes a quote's status and document, appending `events` in the
-    /// same transaction (`quote.finalized`).
+    /// same transaction (`quote.finalized`), when the stored status may move
+    /// to `status` (see `QuoteStatus::predecessors`).
     ///
     /// # Errors
-    /// MUST return [`StoreError::NotFound`] when the scope has no such quote.
+    /// MUST return [`StoreError::NotFound`] when the scope has no such
+    /// quote, and [`Conflict::QuoteStatusMoved`] when its stored status
+    /// cannot move to `status`.
     async fn update_quote(
         &self,
         scope: &Scope,

@@ -15,6 +15,7 @@ use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::mode::Mode;
 use crate::ports::{Clock, Entropy, Minter};
 use crate::scope::Scope;
+use crate::services::quotes::group_pricing_digest;
 use crate::services::{ServiceError, with_fresh_id};
 use crate::store::{Conflict, GroupStore, QuoteStore, StoreError};
 
@@ -136,7 +137,7 @@ impl Enrollments {
             quote.status,
             quote.expires_at,
             quote.rating_digest.as_deref(),
-            group.rating_digest.as_deref(),
+            group_pricing_digest(&group).as_deref(),
             now,
         )
         .map_err(quote_refusal)?;

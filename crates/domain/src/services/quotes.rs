@@ -21,7 +21,7 @@ use pricing_core::quote::{ReviewStatus, market_comparison, price_quote};
 use pricing_core::{CensusContext, CensusRules, PricingError, QuoteRequest, RateCard, RatedCensus};
 use time::{Date, Duration, OffsetDateTime};
 
-use crate::census::rating_digest;
+use crate::census::{pricing_digest, rating_digest};
 use crate::error::FieldError;
 use crate::event::{EventType, NewEvent};
 use crate::group::Group;
@@ -141,6 +141,17 @@ pub(crate) fn fallback_zip(group: &Group) -> Option<&str> {
         .as_ref()
         .and_then(|a| a.zip.as_deref())
         .filter(|z| pricing_core::census::is_zip5(z))
+}
+
+/// The digest a quote of `group` records and an enrollment compares: the
+/// census's rating digest with the group's fallback ZIP. `None` before the
+/// first census write.
+#[must_use]
+pub fn group_pricing_digest(group: &Group) -> Option<String> {
+    group
+        .rating_digest
+        .as_deref()
+        .map(|d| pricing_digest(d, fallback_zip(group)))
 }
 
 /// The quotes service.
@@ -263,7 +274,7 @@ impl Quotes {
             scope: scope.clone(),
             group_id: group_id.clone(),
             status,
-            rating_digest: Some(digest),
+            rating_digest: Some(pricing_digest(&digest, fallback_zip(&group))),
             expires_at,
             body,
             created_at: now,

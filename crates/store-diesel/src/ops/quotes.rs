@@ -12,6 +12,7 @@ use domain::ids::{EnrollmentId, GroupId, QuoteId};
 use domain::page::{Cursor, Page, PageRequest};
 use domain::quote::{Quote, QuoteStatus};
 use domain::scope::Scope;
+use domain::services::quotes::group_pricing_digest;
 use domain::store::{Conflict, QuoteStore, StoreError, StoreResult};
 
 use super::groups::{advance, domain_held, load_group, lock_group};
@@ -89,18 +90,25 @@ impl QuoteStore for Store {
             .saturating_mul(1000);
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
+        // Only from a status that may move to `status`, checked by the
+        // update itself: of two concurrent finalizations one applies.
+        let from: Vec<&str> = status.predecessors().iter().map(|s| s.as_str()).collect();
         write_tx!(self, conn, async |c: &mut Conn| {
-            let n = diesel::update(
-                quotes::table
-                    .filter(quotes::id.eq(id.as_str()))
-                    .filter(quotes::partner_id.eq(scope.partner.as_str()))
-                    .filter(quotes::mode.eq(scope.mode.as_str())),
-            )
-            .set((quotes::status.eq(status.as_str()), quotes::body.eq(&body)))
-            .execute(c)
-            .await?;
+            let target = quotes::table
+                .filter(quotes::id.eq(id.as_str()))
+                .filter(quotes::partner_id.eq(scope.partner.as_str()))
+                .filter(quotes::mode.eq(scope.mode.as_str()));
+            let n = diesel::update(target.filter(quotes::status.eq_any(&from)))
+                .set((quotes::status.eq(status.as_str()), quotes::body.eq(&body)))
+                .execute(c)
+                .await?;
             if n == 0 {
-                return Err(TxError::Store(StoreError::NotFound));
+                let exists: i64 = target.count().get_result(c).await?;
+                return Err(TxError::Store(if exists == 0 {
+                    StoreError::NotFound
+                } else {
+                    StoreError::Conflict(Conflict::QuoteStatusMoved)
+                }));
             }
             append_events(c, events, due).await?;
             Ok::<_, TxError>(())
@@ -176,7 +184,7 @@ impl QuoteStore for Store {
             }
             // A census write that committed after the caller checked the
             // quote makes it stale; the lock makes this check final.
-            if quote_digest != group.rating_digest {
+            if quote_digest != group_pricing_digest(&group) {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::QuoteStale)));
             }
             if domain_held(c, scope.mode.as_str(), &group.domain, &row.group_id).await? {

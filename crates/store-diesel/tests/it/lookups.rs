@@ -9,6 +9,7 @@ use domain::mode::Mode;
 use domain::partner::Activity;
 use domain::quote::{Quote, QuoteStatus};
 use domain::scope::Scope;
+use domain::services::quotes::group_pricing_digest;
 use domain::store::{Conflict, StoreError};
 use serde_json::json;
 use store_diesel::Stores;
@@ -302,12 +303,8 @@ async fn activity_counts_what_the_partner_did_in_each_mode(t: TestDb) {
     ];
     // Priced on the groups' current census, so they can be enrolled on.
     for q in &mut quotes {
-        q.rating_digest = s
-            .groups
-            .group(&q.scope, &q.group_id)
-            .await
-            .unwrap()
-            .rating_digest;
+        q.rating_digest =
+            group_pricing_digest(&s.groups.group(&q.scope, &q.group_id).await.unwrap());
     }
     for q in &quotes {
         s.quotes.insert_quote(q, &[]).await.unwrap();

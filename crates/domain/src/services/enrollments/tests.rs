@@ -119,7 +119,8 @@ fn quote(sc: &Scope) -> Quote {
         scope: sc.clone(),
         group_id: group_id(),
         status: QuoteStatus::Ready,
-        rating_digest: Some("d1".to_owned()),
+        // Priced on the group's census "d1", no address ZIP.
+        rating_digest: Some(crate::census::pricing_digest("d1", None)),
         expires_at: NOW + 86_400,
         body: json!({"pricingBasis": "market_rates", "planYearStartDate": "2026-12-01"}),
         created_at: NOW - 60,

@@ -370,7 +370,7 @@ async fn a_quote_is_inserted_ready_with_its_digest_expiry_and_figures() {
     assert_eq!(q.expires_at, NOW + 30 * 86_400);
     assert_eq!(
         q.rating_digest.as_deref(),
-        Some(rating_digest(&census).as_str())
+        Some(crate::census::pricing_digest(&rating_digest(&census), None).as_str())
     );
     assert!(q.id.as_str().starts_with("qt_"));
     let b = &q.body;

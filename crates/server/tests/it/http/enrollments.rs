@@ -755,3 +755,43 @@ async fn every_bad_field_is_named_at_once_and_a_start_is_not_past(db: TestDb) {
     );
     api.unchanged(&key, &gid).await;
 }
+
+crate::http_on_both!(what_changes_a_price_makes_the_quote_stale);
+async fn what_changes_a_price_makes_the_quote_stale(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let api = Api(&app, &svc);
+    let (_, key) = app.broker().await;
+    // Reassigned external ids: the same people draw other claims streams.
+    let (gid, qid) = api.quoted(&key, "acme-mfg.com").await;
+    let mut swapped = census();
+    let members = swapped["members"].as_array_mut().unwrap();
+    let (first, second) = (
+        members[0]["external_id"].clone(),
+        members[1]["external_id"].clone(),
+    );
+    members[0]["external_id"] = second;
+    members[1]["external_id"] = first;
+    api.census(&key, &gid, &swapped).await;
+    let a = api.enroll(&key, &gid, &body(&qid)).await;
+    assert_error(&a, 410, "quote_expired");
+
+    // The group's address ZIP rates members whose own ZIP is not priced.
+    let (gid, qid) = api.quoted(&key, "beta-mfg.com").await;
+    let patch = json!({"address": {"line1": "1 Main St", "city": "Anchorage", "state": "AK", "zip": "99501"}});
+    let path = format!("/v1/groups/{gid}");
+    let p = send(
+        &svc,
+        authed(TestRequest::patch().uri(&path).set_json(&patch), &key),
+    )
+    .await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    let a = api.enroll(&key, &gid, &body(&qid)).await;
+    assert_error(&a, 410, "quote_expired");
+    // A new quote on the same census and address enrolls.
+    let q = api.quote(&key, &gid).await;
+    let a = api
+        .enroll(&key, &gid, &body(q["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+}
