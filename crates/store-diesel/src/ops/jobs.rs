@@ -111,6 +111,30 @@ impl JobStore for Store {
                 exists(c, id).await?;
                 return Ok(false);
             }
+            // The newest finished job of a group and kind is the only one
+            // read again (`latest_result`): drop the group's earlier
+            // finished, failed and superseded jobs of that kind, so the
+            // table holds about one job per group and kind.
+            let done: JobRow = jobs::table
+                .find(id.as_str())
+                .select(JobRow::as_select())
+                .first(c)
+                .await?;
+            if let Some(group) = done.group_id.as_deref() {
+                diesel::delete(
+                    jobs::table
+                        .filter(jobs::group_id.eq(group))
+                        .filter(jobs::kind.eq(&done.kind))
+                        .filter(jobs::id.ne(id.as_str()))
+                        .filter(jobs::state.eq_any([
+                            JobState::Done.as_str(),
+                            JobState::Failed.as_str(),
+                            JobState::Superseded.as_str(),
+                        ])),
+                )
+                .execute(c)
+                .await?;
+            }
             append_events(c, list, due).await?;
             Ok::<_, TxError>(true)
         })

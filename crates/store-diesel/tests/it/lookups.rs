@@ -414,3 +414,35 @@ async fn an_enrollment_on_an_earlier_census_is_refused_under_the_lock(t: TestDb)
     );
 }
 on_both!(an_enrollment_on_an_earlier_census_is_refused_under_the_lock);
+
+/// Completing a job drops the group's earlier finished jobs of its kind:
+/// the table keeps about one job per group and kind.
+async fn a_completion_drops_the_groups_earlier_finished_jobs(t: TestDb) {
+    let s = &t.stores;
+    let (_, a) = partner(s, 1).await;
+    let (g1, g2) = (group(1, &a, "one.com", 100), group(2, &a, "two.com", 101));
+    for g in [&g1, &g2] {
+        s.groups.insert_group(g).await.unwrap();
+    }
+    let old = job(1, &a, &g1.id, JobKind::MarketComparison, 1_000);
+    let other_group = job(2, &a, &g2.id, JobKind::MarketComparison, 1_500);
+    let other_kind = job(3, &a, &g1.id, JobKind::PriceOnPlan, 1_700);
+    let new = job(4, &a, &g1.id, JobKind::MarketComparison, 2_000);
+    for j in [&old, &other_group, &other_kind, &new] {
+        run_to_done(s, j, Some("r")).await;
+    }
+    // A job that no longer exists is NotFound; one that does, but is not
+    // running, is a refused (false) failure.
+    let gone = s.jobs.fail_job(&old.id, 1, None, "late").await;
+    assert!(matches!(gone, Err(StoreError::NotFound)), "{gone:?}");
+    for kept in [&other_group, &other_kind, &new] {
+        assert!(!s.jobs.fail_job(&kept.id, 1, None, "late").await.unwrap());
+    }
+    assert_eq!(
+        latest(s, &a, &g1.id, JobKind::MarketComparison)
+            .await
+            .as_deref(),
+        Some("r")
+    );
+}
+on_both!(a_completion_drops_the_groups_earlier_finished_jobs);
