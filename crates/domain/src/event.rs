@@ -79,6 +79,31 @@ pub struct NewEvent {
     pub data: serde_json::Value,
 }
 
+impl NewEvent {
+    /// The envelope a webhook delivers and `GET /events` answers, in the
+    /// specification's camelCase: `{ id, type, createdAt, mode, data }`.
+    #[must_use]
+    pub fn envelope(&self) -> serde_json::Value {
+        let created_at = time::OffsetDateTime::from_unix_timestamp(self.created_at)
+            .ok()
+            .and_then(|t| {
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            })
+            .unwrap_or_default();
+        serde_json::json!({
+            "id": self.id.as_str(),
+            "type": self.event_type.as_str(),
+            "createdAt": created_at,
+            "mode": self.scope.mode.as_str(),
+            "data": self.data,
+        })
+    }
+}
+
+/// How long events stay readable through `GET /events` (30 days).
+pub const EVENT_RETENTION_SECS: i64 = 30 * 86_400;
+
 /// Where an event's delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

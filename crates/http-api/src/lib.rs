@@ -65,6 +65,8 @@ where
                 .service(routes::enrollments::create_enrollment)
                 .service(routes::enrollments::list_enrollments)
                 .service(routes::enrollments::get_enrollment)
+                .service(routes::events::list_events)
+                .service(routes::events::get_event)
                 .service(routes::test_helpers::finalize_quote)
                 .service(routes::test_helpers::go_live),
         )

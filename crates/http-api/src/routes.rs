@@ -4,6 +4,7 @@
 
 pub mod census;
 pub mod enrollments;
+pub mod events;
 pub mod groups;
 pub mod health;
 pub mod ping;

@@ -9,6 +9,7 @@ use domain::ports::{Clock, Entropy};
 use domain::rate_limit::Policy;
 use domain::services::census::Census;
 use domain::services::enrollments::Enrollments;
+use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::partners::Partners;
 use domain::services::quotes::Quotes;
@@ -88,6 +89,8 @@ pub struct AppState {
     pub quotes: Quotes,
     /// Enrollments and going live.
     pub enrollments: Enrollments,
+    /// The event history.
+    pub events: Events,
     /// Wakes the job worker after a census write (in this process).
     pub jobs_waker: Arc<tokio::sync::Notify>,
     /// Census reads (pages of stored members).

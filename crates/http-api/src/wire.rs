@@ -5,6 +5,7 @@
 
 pub mod census;
 pub mod enrollments;
+pub mod events;
 pub mod groups;
 pub mod ping;
 pub mod plans;

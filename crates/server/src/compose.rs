@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use domain::services::census::Census;
 use domain::services::enrollments::Enrollments;
+use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::jobs::Worker;
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
@@ -154,6 +155,7 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
         ),
+        events: Events::new(Arc::clone(&stores.outbox), Arc::clone(&ports.clock)),
         jobs_waker: Arc::clone(&shared.jobs_waker),
         census_store: Arc::clone(&stores.census),
         idempotency: Arc::clone(&stores.idempotency),

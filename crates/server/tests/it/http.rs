@@ -13,6 +13,7 @@ mod casing;
 mod census;
 mod enrollments;
 mod envelope;
+mod events;
 mod groups;
 mod idempotency;
 mod isolation;

@@ -1,0 +1,71 @@
+//! Events: `GET /events` and `GET /events/{id}` (contract section 6,
+//! added), the envelopes webhooks deliver.
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use domain::event::Event;
+
+use crate::casing::camel_keys_to_snake;
+
+/// One event, exactly as a webhook delivers it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "evt_5d1c0a9b3e27", "type": "enrollment.created", "created_at": "2026-11-21T13:14:00Z",
+    "mode": "test",
+    "data": {"enrollment_id": "enr_0b7d2c9e4a11", "group_id": "grp_8c1e4a2f9b3d",
+             "quote_id": "qt_1a2b3c4d5e6f", "start_date": "2026-12-01",
+             "company_domain": "acme-mfg.com", "onboarding_mode": "hosted"}
+}))]
+pub struct EventOut {
+    /// `evt_` id; also the `webhook-id` of every delivery attempt.
+    #[schema(example = "evt_5d1c0a9b3e27")]
+    pub id: String,
+    /// `ping`, `quote.finalized`, `enrollment.created`,
+    /// `group.state_changed`, `census.processed` or `deductions.changed`.
+    #[serde(rename = "type")]
+    #[schema(example = "quote.finalized")]
+    pub event_type: String,
+    /// When the change happened.
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// `test` or `live`.
+    pub mode: String,
+    /// The event's data (per type; see Events in the specification).
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+impl From<&Event> for EventOut {
+    fn from(e: &Event) -> Self {
+        let envelope = camel_keys_to_snake(e.event.envelope());
+        let text = |k: &str| {
+            envelope
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        Self {
+            id: text("id"),
+            event_type: text("type"),
+            created_at: text("created_at"),
+            mode: text("mode"),
+            data: envelope.get("data").cloned().unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// A page of events.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"events": [{
+    "id": "evt_5d1c0a9b3e27", "type": "quote.finalized", "created_at": "2026-11-21T13:14:00Z",
+    "mode": "test", "data": {"quote_id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "status": "ready"}
+}], "next_cursor": null}))]
+pub struct EventList {
+    /// Newest first, at most 30 days old.
+    pub events: Vec<EventOut>,
+    /// Cursor of the next page; null on the last.
+    pub next_cursor: Option<String>,
+}
