@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::error::FieldError;
 use crate::ids::{GroupId, MemberId};
 use crate::job::NewJob;
+use crate::member::MemberState;
 
 /// Most members in one census write.
 pub const MAX_CENSUS_MEMBERS: usize = 10_000;
@@ -32,6 +33,27 @@ pub struct StoredMember {
     pub created_at: i64,
     /// When the member was last written, Unix seconds.
     pub updated_at: i64,
+    /// Roster state (enrollment, invitation, termination, COBRA).
+    pub state: MemberState,
+}
+
+/// One member added or changed on its own (`POST` / `PATCH` members), as
+/// the storage port applies it in one transaction: the member, its roster
+/// state, and the market comparison the changed census needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemberWrite {
+    /// Group.
+    pub group_id: GroupId,
+    /// The member's id (fresh for a new hire).
+    pub id: MemberId,
+    /// The member's fields, validated.
+    pub member: CensusMember,
+    /// Roster state.
+    pub state: MemberState,
+    /// The market comparison to enqueue (superseding an open one).
+    pub job: NewJob,
+    /// Write time, Unix seconds.
+    pub now: i64,
 }
 
 /// The keys an existing member is matched by.

@@ -24,6 +24,7 @@ pub mod hex;
 pub mod idempotency;
 pub mod ids;
 pub mod job;
+pub mod member;
 pub mod mode;
 pub mod page;
 pub mod partner;

@@ -7,6 +7,7 @@ pub mod enrollments;
 pub mod events;
 pub mod groups;
 pub mod jobs;
+pub mod members;
 pub mod partners;
 pub mod quotes;
 

@@ -14,12 +14,12 @@
 use async_trait::async_trait;
 
 use crate::api_key::{KeyDigest, KeyRecord};
-use crate::census::{CensusOutcome, CensusWrite, StoredMember};
+use crate::census::{CensusOutcome, CensusWrite, MemberWrite, StoredMember};
 use crate::enrollment::Enrollment;
 use crate::event::{Event, NewEvent};
 use crate::group::{CompanyState, Group, GroupStatus};
 use crate::idempotency::{Begin, IdempotentRequest, StoredResponse};
-use crate::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, PartnerId, QuoteId};
+use crate::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, QuoteId};
 use crate::job::{Job, JobKind, NewJob};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
@@ -57,6 +57,9 @@ pub enum Conflict {
     /// The group already has an enrollment.
     #[error("the group already has an enrollment")]
     AlreadyEnrolled,
+    /// Another member of the group has the external id or email.
+    #[error("another member of the group has this external_id or email")]
+    MemberTaken,
     /// The group's company state moved on meanwhile (a concurrent go-live).
     #[error("the group is already live")]
     CompanyStateMoved,
@@ -232,6 +235,36 @@ pub trait CensusStore: Send + Sync {
         group: &GroupId,
         page: &PageRequest,
     ) -> StoreResult<Page<StoredMember>>;
+
+    /// Adds one member (a new hire) with its state, then, in the same
+    /// transaction, recomputes the group's count and rating digest,
+    /// supersedes the open market comparison and enqueues `write.job`.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such
+    /// group, and [`Conflict::MemberTaken`] when another member of the
+    /// group has the external id or email.
+    async fn add_member(&self, scope: &Scope, write: &MemberWrite) -> StoreResult<StoredMember>;
+
+    /// Replaces one member's fields and state, as [`CensusStore::add_member`]
+    /// does for a new one (position and first appearance kept).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope's group has no
+    /// such member, and [`Conflict::MemberTaken`] as `add_member`.
+    async fn update_member(&self, scope: &Scope, write: &MemberWrite) -> StoreResult<StoredMember>;
+
+    /// Reads one member of a group of the scope.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope's group has no
+    /// such member.
+    async fn member(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        id: &MemberId,
+    ) -> StoreResult<StoredMember>;
 
     /// The whole census of a group, in the order of its last write.
     ///

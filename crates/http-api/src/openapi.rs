@@ -27,6 +27,7 @@ use crate::error::{ApiError, Detail, ErrorBody};
         (name = "Plans", description = "The service's plan versions"),
         (name = "Groups", description = "Employer groups"),
         (name = "Census", description = "A group's employee census"),
+        (name = "Members", description = "New hires, updates and terminations; the enrollment roster"),
         (name = "Quotes", description = "Market-rate quotes from the stored census"),
         (name = "Enrollments", description = "One enrollment per group, from a ready quote"),
         (name = "Events", description = "The partner's events for 30 days: what webhooks deliver"),

@@ -7,6 +7,7 @@ pub mod enrollments;
 pub mod events;
 pub mod groups;
 pub mod health;
+pub mod members;
 pub mod ping;
 pub mod plans;
 pub mod quotes;

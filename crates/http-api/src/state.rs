@@ -11,6 +11,7 @@ use domain::services::census::Census;
 use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
+use domain::services::members::Members;
 use domain::services::partners::Partners;
 use domain::services::quotes::Quotes;
 use domain::store::{CensusStore, Health, IdempotencyStore, RateLimitStore};
@@ -89,6 +90,8 @@ pub struct AppState {
     pub quotes: Quotes,
     /// Enrollments and going live.
     pub enrollments: Enrollments,
+    /// Members one at a time, and the roster.
+    pub members: Members,
     /// The event history.
     pub events: Events,
     /// Wakes the job worker after a census write (in this process).

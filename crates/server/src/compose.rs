@@ -10,6 +10,7 @@ use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::jobs::Worker;
+use domain::services::members::Members;
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
 use http_api::wire::plans::Plan;
 use http_api::{AppState, HttpConfig, Limits};
@@ -152,6 +153,12 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
         enrollments: Enrollments::new(
             Arc::clone(&stores.groups),
             Arc::clone(&stores.quotes),
+            Arc::clone(&ports.clock),
+            Arc::clone(&ports.entropy),
+        ),
+        members: Members::new(
+            Arc::clone(&stores.groups),
+            Arc::clone(&stores.census),
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
         ),

@@ -85,7 +85,7 @@ impl PgStore {
     }
 }
 
-/// Rows per INSERT statement (at most 11 columns each; well under the
+/// Rows per INSERT statement (at most 16 columns each; well under the
 /// 65,535 bind parameters PostgreSQL allows).
 const CHUNK: usize = 1_000;
 

@@ -10,6 +10,7 @@ use domain::event::{DeliveryState, Event, EventType, NewEvent};
 use domain::group::{CompanyState, Group, GroupStatus};
 use domain::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, QuoteId};
 use domain::job::{Job, JobKind, JobState, NewJob};
+use domain::member::{EnrollmentStatus, InvitationStatus, MemberState};
 use domain::mode::Mode;
 use domain::partner::{BenefitsAdmin, Capability, Partner, PartnerKind};
 use domain::quote::{Quote, QuoteStatus};
@@ -237,11 +238,63 @@ pub(crate) struct MemberRow {
     pub data: String,
     pub created_at: i64,
     pub updated_at: i64,
+    pub enrollment_status: String,
+    pub invitation_status: String,
+    pub tier: Option<String>,
+    pub effective_date: Option<String>,
+    pub termination_date: Option<String>,
+    pub cobra_deadline: Option<String>,
+}
+
+/// A stored `YYYY-MM-DD` date.
+fn stored_date(text: Option<&str>, what: &str) -> R<Option<time::Date>> {
+    text.map(|t| pricing_core::census::date_opt::parse(t).map_err(|_| corrupt(what, t)))
+        .transpose()
+}
+
+fn date_text(d: Option<time::Date>) -> Option<String> {
+    d.map(pricing_core::census::date_opt::format)
 }
 
 impl MemberRow {
+    /// The roster-state columns of `state`.
+    pub(crate) fn set_state(&mut self, state: &MemberState) {
+        self.enrollment_status = state.enrollment.as_str().to_owned();
+        self.invitation_status = state.invitation.as_str().to_owned();
+        self.tier.clone_from(&state.tier);
+        self.effective_date = date_text(state.effective_date);
+        self.termination_date = date_text(state.termination_date);
+        self.cobra_deadline = date_text(state.cobra_deadline);
+    }
+
+    /// Takes the roster-state columns of `old` (the same member before a
+    /// census replace).
+    pub(crate) fn copy_state(&mut self, old: Self) {
+        self.enrollment_status = old.enrollment_status;
+        self.invitation_status = old.invitation_status;
+        self.tier = old.tier;
+        self.effective_date = old.effective_date;
+        self.termination_date = old.termination_date;
+        self.cobra_deadline = old.cobra_deadline;
+    }
+
+    fn state(&self) -> R<MemberState> {
+        Ok(MemberState {
+            enrollment: EnrollmentStatus::parse(&self.enrollment_status)
+                .ok_or_else(|| corrupt("enrollment status", &self.enrollment_status))?,
+            invitation: InvitationStatus::parse(&self.invitation_status)
+                .ok_or_else(|| corrupt("invitation status", &self.invitation_status))?,
+            tier: self.tier.clone(),
+            effective_date: stored_date(self.effective_date.as_deref(), "effective date")?,
+            termination_date: stored_date(self.termination_date.as_deref(), "termination date")?,
+            cobra_deadline: stored_date(self.cobra_deadline.as_deref(), "cobra deadline")?,
+        })
+    }
+
     pub(crate) fn into_domain(self) -> R<StoredMember> {
+        let state = self.state()?;
         Ok(StoredMember {
+            state,
             id: MemberId::parse(&self.id).map_err(|_| corrupt("member id", &self.id))?,
             group_id: GroupId::parse(&self.group_id)
                 .map_err(|_| corrupt("group id", &self.group_id))?,

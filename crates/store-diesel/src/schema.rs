@@ -59,6 +59,12 @@ diesel::table! {
         data -> Text,
         created_at -> BigInt,
         updated_at -> BigInt,
+        enrollment_status -> Text,
+        invitation_status -> Text,
+        tier -> Nullable<Text>,
+        effective_date -> Nullable<Text>,
+        termination_date -> Nullable<Text>,
+        cobra_deadline -> Nullable<Text>,
     }
 }
 

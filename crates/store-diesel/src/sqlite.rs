@@ -97,7 +97,7 @@ impl SqliteStore {
     }
 }
 
-/// Rows per INSERT statement (at most 11 columns each; under SQLite's
+/// Rows per INSERT statement (at most 16 columns each; under SQLite's
 /// 32,766 bind parameters).
 const CHUNK: usize = 1_000;
 

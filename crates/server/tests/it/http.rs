@@ -20,6 +20,7 @@ mod isolation;
 mod journey;
 mod limits;
 mod logs;
+mod members;
 mod openapi;
 mod pages;
 mod quotes;

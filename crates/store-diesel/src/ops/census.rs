@@ -4,21 +4,160 @@
 //! the new one and never a mix.
 
 use async_trait::async_trait;
-use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl, SelectableHelper};
+use diesel::{
+    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
+};
 use diesel_async::RunQueryDsl;
-use domain::census::{CensusOutcome, CensusWrite, MemberKeys, StoredMember, assign_ids, email_key};
+use std::collections::HashMap;
+
+use domain::census::{
+    CensusOutcome, CensusWrite, MemberKeys, MemberWrite, StoredMember, assign_ids, email_key,
+    rating_digest,
+};
 use domain::group::GroupStatus;
 use domain::ids::{GroupId, MemberId};
+use domain::job::NewJob;
 use domain::job::{JobKind, JobState};
+use domain::member::MemberState;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
-use domain::store::{CensusStore, StoreError, StoreResult};
+use domain::store::{CensusStore, Conflict, StoreError, StoreResult};
+use pricing_core::census::CensusMember;
 
 use super::groups::{advance, load_group, lock_group};
 use super::{Conn, Store, insert_members};
 use crate::error::{TxError, corrupt, db};
 use crate::rows::{JobRow, MemberRow, int, member_data};
 use crate::schema::{groups, jobs, members};
+
+/// A member row of `scope`'s group `gid` with the default roster state.
+fn member_row(
+    scope: &Scope,
+    gid: &str,
+    id: &MemberId,
+    m: &CensusMember,
+    position: usize,
+    created_at: i64,
+    now: i64,
+) -> Result<MemberRow, StoreError> {
+    let mut row = MemberRow {
+        id: id.to_string(),
+        group_id: gid.to_owned(),
+        partner_id: scope.partner.to_string(),
+        mode: scope.mode.as_str().to_owned(),
+        external_id: m.external_id.clone(),
+        email_key: m.email.as_deref().map(email_key),
+        position: i32::try_from(position).unwrap_or(i32::MAX),
+        data: member_data(m)?,
+        created_at,
+        updated_at: now,
+        enrollment_status: String::new(),
+        invitation_status: String::new(),
+        tier: None,
+        effective_date: None,
+        termination_date: None,
+        cobra_deadline: None,
+    };
+    row.set_state(&MemberState::default());
+    Ok(row)
+}
+
+/// After the group's members changed: the count, the rating digest, the
+/// status (`census_received` with a member), and the market comparison —
+/// the open one superseded, `job` enqueued.
+async fn settle(
+    c: &mut Conn,
+    scope: &Scope,
+    gid: &str,
+    member_count: u32,
+    digest: &str,
+    job: Option<&NewJob>,
+    now: i64,
+) -> Result<(), TxError> {
+    if member_count > 0 {
+        advance(c, scope, gid, GroupStatus::CensusReceived, None, now).await?;
+    }
+    diesel::update(groups::table.find(gid))
+        .set((
+            groups::census_member_count.eq(int(member_count)),
+            groups::rating_digest.eq(Some(digest)),
+            groups::updated_at.eq(now),
+        ))
+        .execute(c)
+        .await?;
+    diesel::update(
+        jobs::table
+            .filter(jobs::group_id.eq(gid))
+            .filter(jobs::kind.eq(JobKind::MarketComparison.as_str()))
+            .filter(
+                jobs::state
+                    .eq(JobState::Queued.as_str())
+                    .or(jobs::state.eq(JobState::Running.as_str())),
+            ),
+    )
+    .set(jobs::state.eq(JobState::Superseded.as_str()))
+    .execute(c)
+    .await?;
+    if let Some(job) = job {
+        diesel::insert_into(jobs::table)
+            .values(JobRow::new(job))
+            .execute(c)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Whether another member of the group than `except` has `m`'s external
+/// id or email.
+async fn key_taken(
+    c: &mut Conn,
+    gid: &str,
+    m: &CensusMember,
+    except: &str,
+) -> Result<bool, TxError> {
+    let ext = m.external_id.as_deref().filter(|e| !e.is_empty());
+    let email = m.email.as_deref().map(email_key);
+    let others = || {
+        members::table
+            .filter(members::group_id.eq(gid))
+            .filter(members::id.ne(except))
+            .into_boxed()
+    };
+    let mut taken = 0i64;
+    if let Some(ext) = ext {
+        taken += others()
+            .filter(members::external_id.eq(ext))
+            .count()
+            .get_result::<i64>(c)
+            .await?;
+    }
+    if let Some(email) = email {
+        taken += others()
+            .filter(members::email_key.eq(email))
+            .count()
+            .get_result::<i64>(c)
+            .await?;
+    }
+    Ok(taken > 0)
+}
+
+/// Recomputes the group's rating digest from its stored members.
+async fn digest_of(c: &mut Conn, gid: &str) -> Result<(u32, String), TxError> {
+    let data: Vec<String> = members::table
+        .filter(members::group_id.eq(gid))
+        .order(members::position.asc())
+        .select(members::data)
+        .load(c)
+        .await?;
+    let members: Vec<CensusMember> = data
+        .iter()
+        .map(|d| serde_json::from_str(d).map_err(|_| corrupt("member", gid)))
+        .collect::<Result<_, StoreError>>()?;
+    Ok((
+        u32::try_from(members.len()).unwrap_or(u32::MAX),
+        rating_digest(&members),
+    ))
+}
 
 #[async_trait]
 impl CensusStore for Store {
@@ -74,24 +213,27 @@ impl CensusStore for Store {
             let removed = u32::try_from(keys.len())
                 .unwrap_or(u32::MAX)
                 .saturating_sub(kept);
+            // Kept members keep their roster state (enrollment, elections,
+            // termination); it lives beside the fields the write replaces.
+            let mut states: HashMap<String, MemberRow> = members::table
+                .filter(members::group_id.eq(&gid))
+                .select(MemberRow::as_select())
+                .load(c)
+                .await?
+                .into_iter()
+                .map(|r| (r.id.clone(), r))
+                .collect();
             let rows = write
                 .rows
                 .iter()
                 .zip(&assignments)
                 .enumerate()
                 .map(|(pos, (m, a))| {
-                    Ok(MemberRow {
-                        id: a.id.to_string(),
-                        group_id: gid.clone(),
-                        partner_id: scope.partner.to_string(),
-                        mode: scope.mode.as_str().to_owned(),
-                        external_id: m.external_id.clone(),
-                        email_key: m.email.as_deref().map(email_key),
-                        position: i32::try_from(pos).unwrap_or(i32::MAX),
-                        data: member_data(m)?,
-                        created_at: a.created_at,
-                        updated_at: write.now,
-                    })
+                    let mut row = member_row(scope, &gid, &a.id, m, pos, a.created_at, write.now)?;
+                    if let Some(old) = states.remove(&row.id) {
+                        row.copy_state(old);
+                    }
+                    Ok(row)
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
             diesel::delete(members::table.filter(members::group_id.eq(&gid)))
@@ -101,36 +243,16 @@ impl CensusStore for Store {
             insert_members(c, rows).await?;
             let rating_changed =
                 group.rating_digest.as_deref() != Some(write.rating_digest.as_str());
-            if member_count > 0 {
-                advance(c, scope, &gid, GroupStatus::CensusReceived, None, write.now).await?;
-            }
-            diesel::update(groups::table.find(&gid))
-                .set((
-                    groups::census_member_count.eq(int(member_count)),
-                    groups::rating_digest.eq(Some(&write.rating_digest)),
-                    groups::updated_at.eq(write.now),
-                ))
-                .execute(c)
-                .await?;
-            diesel::update(
-                jobs::table
-                    .filter(jobs::group_id.eq(&gid))
-                    .filter(jobs::kind.eq(JobKind::MarketComparison.as_str()))
-                    .filter(
-                        jobs::state
-                            .eq(JobState::Queued.as_str())
-                            .or(jobs::state.eq(JobState::Running.as_str())),
-                    ),
+            settle(
+                c,
+                scope,
+                &gid,
+                member_count,
+                &write.rating_digest,
+                write.job.as_ref(),
+                write.now,
             )
-            .set(jobs::state.eq(JobState::Superseded.as_str()))
-            .execute(c)
             .await?;
-            if let Some(job) = &write.job {
-                diesel::insert_into(jobs::table)
-                    .values(JobRow::new(job))
-                    .execute(c)
-                    .await?;
-            }
             Ok::<_, TxError>(CensusOutcome {
                 member_count,
                 kept,
@@ -188,5 +310,111 @@ impl CensusStore for Store {
             .into_iter()
             .map(MemberRow::into_domain)
             .collect()
+    }
+
+    async fn add_member(&self, scope: &Scope, write: &MemberWrite) -> StoreResult<StoredMember> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let gid = write.group_id.to_string();
+        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+            lock_group(c, scope, &gid).await?;
+            if key_taken(c, &gid, &write.member, "").await? {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::MemberTaken)));
+            }
+            let last: Option<i32> = members::table
+                .filter(members::group_id.eq(&gid))
+                .select(diesel::dsl::max(members::position))
+                .first(c)
+                .await?;
+            let position = last.map_or(0, |p| usize::try_from(p).unwrap_or(0) + 1);
+            let mut row = member_row(
+                scope,
+                &gid,
+                &write.id,
+                &write.member,
+                position,
+                write.now,
+                write.now,
+            )?;
+            row.set_state(&write.state);
+            diesel::insert_into(members::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            let (count, digest) = digest_of(c, &gid).await?;
+            settle(c, scope, &gid, count, &digest, Some(&write.job), write.now).await?;
+            Ok::<_, TxError>(row.into_domain()?)
+        })
+        .await?)
+    }
+
+    async fn update_member(&self, scope: &Scope, write: &MemberWrite) -> StoreResult<StoredMember> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let gid = write.group_id.to_string();
+        let id = write.id.to_string();
+        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+            lock_group(c, scope, &gid).await?;
+            let old: MemberRow = members::table
+                .filter(members::id.eq(&id))
+                .filter(members::group_id.eq(&gid))
+                .select(MemberRow::as_select())
+                .first(c)
+                .await
+                .optional()?
+                .ok_or(StoreError::NotFound)?;
+            if key_taken(c, &gid, &write.member, &id).await? {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::MemberTaken)));
+            }
+            let position = usize::try_from(old.position).unwrap_or(0);
+            let mut row = member_row(
+                scope,
+                &gid,
+                &write.id,
+                &write.member,
+                position,
+                old.created_at,
+                write.now,
+            )?;
+            row.set_state(&write.state);
+            diesel::update(members::table.find(&id))
+                .set((
+                    members::external_id.eq(&row.external_id),
+                    members::email_key.eq(&row.email_key),
+                    members::data.eq(&row.data),
+                    members::updated_at.eq(row.updated_at),
+                    members::enrollment_status.eq(&row.enrollment_status),
+                    members::invitation_status.eq(&row.invitation_status),
+                    members::tier.eq(&row.tier),
+                    members::effective_date.eq(&row.effective_date),
+                    members::termination_date.eq(&row.termination_date),
+                    members::cobra_deadline.eq(&row.cobra_deadline),
+                ))
+                .execute(c)
+                .await?;
+            let (count, digest) = digest_of(c, &gid).await?;
+            settle(c, scope, &gid, count, &digest, Some(&write.job), write.now).await?;
+            Ok::<_, TxError>(row.into_domain()?)
+        })
+        .await?)
+    }
+
+    async fn member(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        id: &MemberId,
+    ) -> StoreResult<StoredMember> {
+        let mut conn = self.conn().await?;
+        members::table
+            .filter(members::id.eq(id.as_str()))
+            .filter(members::group_id.eq(group.as_str()))
+            .filter(members::partner_id.eq(scope.partner.as_str()))
+            .filter(members::mode.eq(scope.mode.as_str()))
+            .select(MemberRow::as_select())
+            .first(&mut *conn)
+            .await
+            .map_err(db)?
+            .into_domain()
     }
 }

@@ -173,6 +173,7 @@ fn stored(members: &[CensusMember]) -> Vec<StoredMember> {
                 position: i,
                 created_at: NOW - 60,
                 updated_at: NOW - 60,
+                state: crate::member::MemberState::default(),
             }
         })
         .collect()

@@ -84,6 +84,7 @@ fn stored(members: &[CensusMember]) -> Vec<StoredMember> {
             position: u32::from(i),
             created_at: NOW - 60,
             updated_at: NOW - 60,
+            state: crate::member::MemberState::default(),
         })
         .collect()
 }
