@@ -5,8 +5,8 @@
 //!   cards excepted);
 //! - dependencies point inward: `pricing-core` has no database, web, async
 //!   runtime or HTTP client crate in its normal dependency tree, and the
-//!   adapters (`store-diesel`, `http-api`, `webhooks`) do not depend on each
-//!   other.
+//!   adapters (`store-diesel`, `http-api`, `webhooks`, `mail`) do not depend
+//!   on each other.
 //!
 //! The same checks run as the `tidy` test, so `cargo test --workspace`
 //! enforces them.
@@ -35,7 +35,7 @@ const BANNED_IN_CORE: [&str; 8] = [
 ];
 
 /// Adapter crates, which must not depend on each other.
-const ADAPTERS: [&str; 3] = ["store-diesel", "http-api", "webhooks"];
+const ADAPTERS: [&str; 4] = ["store-diesel", "http-api", "webhooks", "mail"];
 
 /// Directories never checked.
 const SKIPPED_DIRS: [&str; 3] = ["target", ".git", "node_modules"];

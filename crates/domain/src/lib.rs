@@ -15,6 +15,7 @@
 pub mod api_key;
 pub mod census;
 pub mod election;
+pub mod email;
 pub mod embed;
 pub mod enrollment;
 pub mod error;

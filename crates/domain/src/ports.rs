@@ -176,6 +176,28 @@ impl<'a> Minter<'a> {
     }
 }
 
+/// Outbound email to members and employer-portal admins. Whether a message
+/// may be sent at all is the caller's rule ([`crate::email::deliverable`]:
+/// never in test mode); an adapter sends, or records, what it is given.
+/// Adapters never log an address or a message's text.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait::async_trait]
+pub trait Mailer: Send + Sync {
+    /// Sends one message.
+    ///
+    /// # Errors
+    /// MUST return [`crate::email::MailError::InvalidAddress`] when
+    /// `message.to` is not an email address, and
+    /// [`crate::email::MailError::Rejected`] when the server refuses the
+    /// message for good; MUST return
+    /// [`crate::email::MailError::Unavailable`] (and only then) when a
+    /// retry may succeed. No error may carry the address or the text.
+    async fn send(
+        &self,
+        message: &crate::email::OutboundEmail,
+    ) -> Result<(), crate::email::MailError>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,10 @@
 //! got 0 (from environment variable PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE)`.
 //! Relative paths (`pricing.rate_card`, `secrets.sealing_key_file`, an
 //! SQLite file) are relative to the working directory.
+//!
+//! Values that may hold credentials (`database_url`, `email.url`) are
+//! never repeated in an error and are described without them
+//! ([`describe`], [`mail::MailUrl`]'s `Display`).
 
 mod layers;
 #[cfg(test)]
@@ -30,6 +34,7 @@ use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
+use mail::{FromAddress, MailUrl};
 use secrecy::SecretString;
 use store_diesel::Database;
 
@@ -60,6 +65,10 @@ trusted = []
 
 [secrets]
 sealing_key_file = "data/sealing.key"
+
+[email]
+url = "record:"
+from = "no-reply@service.example"
 "#;
 
 /// The prefix of the environment variables read.
@@ -83,6 +92,8 @@ pub struct Settings {
     pub proxy: ProxySettings,
     /// `[secrets]`.
     pub secrets: SecretSettings,
+    /// `[email]`.
+    pub email: EmailSettings,
 }
 
 /// `[rate_limits]` (contract section 5); each at least 1.
@@ -133,6 +144,18 @@ pub struct SecretSettings {
     /// precedence over the file; best set through the environment.
     /// Redacted in `Debug`.
     pub sealing_key: Option<SecretString>,
+}
+
+/// `[email]`: where outbound email goes. Its `Debug` form hides the
+/// URL's user and password.
+#[derive(Debug, Clone)]
+pub struct EmailSettings {
+    /// `email.url`: `record:` (the default; keep messages, send nothing),
+    /// `smtps://[user:password@]host[:port]` or
+    /// `smtp://…[?tls=required|opportunistic]`.
+    pub url: MailUrl,
+    /// `email.from`: the sender of every message.
+    pub from: FromAddress,
 }
 
 /// Values given as command-line flags, the top layer.
@@ -289,6 +312,10 @@ impl Settings {
             sealing_key_file: l.path("secrets.sealing_key_file")?,
             sealing_key: l.sealing_key("secrets.sealing_key")?,
         };
+        let email = EmailSettings {
+            url: l.mail_url("email.url")?,
+            from: l.mail_from("email.from")?,
+        };
         Ok(Self {
             listen,
             database,
@@ -297,6 +324,7 @@ impl Settings {
             webhooks,
             proxy,
             secrets,
+            email,
         })
     }
 }
@@ -311,6 +339,7 @@ impl fmt::Debug for Settings {
             .field("webhooks", &self.webhooks)
             .field("proxy", &self.proxy)
             .field("secrets", &self.secrets)
+            .field("email", &self.email)
             .finish()
     }
 }
@@ -433,5 +462,22 @@ impl Layers {
             }
             Some(_) => Err(self.invalid(key, "must be 64 hex characters".to_owned())),
         }
+    }
+
+    fn mail_url(&self, key: &str) -> Result<MailUrl, ConfigError> {
+        // The URL may hold a password: the message names what is wrong,
+        // never the value.
+        match self.value(key) {
+            None => Ok(MailUrl::Record),
+            Some(Value::String(s)) => {
+                MailUrl::parse(s).map_err(|e| self.invalid(key, e.to_string()))
+            }
+            Some(_) => Err(self.invalid(key, "must be a string".to_owned())),
+        }
+    }
+
+    fn mail_from(&self, key: &str) -> Result<FromAddress, ConfigError> {
+        let (text, _) = self.string(key)?;
+        FromAddress::parse(&text).map_err(|e| self.invalid(key, format!("{e}, got {text:?}")))
     }
 }

@@ -8,6 +8,7 @@
 //! - [`system`]: the system clock, OS entropy, the sealer of secrets at
 //!   rest, and the services built over them.
 //! - [`compose`]: the HTTP application's state over the ports.
+//! - [`mail`]: the outbound email port from `[email]`.
 //! - [`operator`]: `partner …`, `key …`, `quote finalize` and
 //!   `group go-live`.
 //! - [`migrate`], [`price`], [`serve`]: the other subcommands.
@@ -15,6 +16,7 @@
 pub mod compose;
 pub mod config;
 pub mod jobs;
+pub mod mail;
 pub mod migrate;
 pub mod operator;
 pub mod price;

@@ -36,10 +36,19 @@ const KEYS: &[(&str, Kind)] = &[
     ("proxy.trusted", Kind::List),
     ("secrets.sealing_key_file", Kind::Text),
     ("secrets.sealing_key", Kind::Text),
+    ("email.url", Kind::Text),
+    ("email.from", Kind::Text),
 ];
 
 /// The tables that group keys.
-const TABLES: &[&str] = &["rate_limits", "pricing", "webhooks", "proxy", "secrets"];
+const TABLES: &[&str] = &[
+    "rate_limits",
+    "pricing",
+    "webhooks",
+    "proxy",
+    "secrets",
+    "email",
+];
 
 fn known(key: &str) -> Option<(&'static str, Kind)> {
     KEYS.iter().find(|(k, _)| *k == key).copied()
