@@ -3,6 +3,7 @@
 //! it `mockall` mocks.
 
 pub mod census;
+pub mod elections;
 pub mod enrollments;
 pub mod events;
 pub mod groups;
@@ -23,6 +24,9 @@ pub enum ServiceError {
     /// 404 `not_found`.
     #[error("not found")]
     NotFound,
+    /// 403 `forbidden`: the key lacks a capability.
+    #[error("{0}")]
+    Forbidden(String),
     /// 409 `conflict`.
     #[error("{0}")]
     Conflict(String),

@@ -21,6 +21,7 @@ use crate::group::{CompanyState, Group, GroupStatus};
 use crate::idempotency::{Begin, IdempotentRequest, StoredResponse};
 use crate::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, QuoteId};
 use crate::job::{Job, JobKind, NewJob};
+use crate::member::MemberState;
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::partner::{Activity, Partner};
@@ -265,6 +266,21 @@ pub trait CensusStore: Send + Sync {
         group: &GroupId,
         id: &MemberId,
     ) -> StoreResult<StoredMember>;
+
+    /// Records elections: each member's new roster state, and `events`
+    /// (`deductions.changed`), in one transaction under the group's lock.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such
+    /// group or a member is not the group's.
+    async fn record_elections(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        states: &[(MemberId, MemberState)],
+        events: &[NewEvent],
+        now: i64,
+    ) -> StoreResult<()>;
 
     /// The whole census of a group, in the order of its last write.
     ///

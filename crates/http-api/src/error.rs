@@ -262,6 +262,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::Invalid(details) => Self::invalid(details),
             ServiceError::NotFound => Self::not_found("no such resource in this mode"),
             ServiceError::Conflict(message) => Self::conflict(message),
+            ServiceError::Forbidden(message) => Self::forbidden(message),
             e @ ServiceError::RatesPending { retry_after_secs } => {
                 let mut out = Self::new(StatusCode::CONFLICT, "rates_pending", e.to_string());
                 out.retry_after = Some(i64::from(retry_after_secs));

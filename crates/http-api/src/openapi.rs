@@ -28,6 +28,7 @@ use crate::error::{ApiError, Detail, ErrorBody};
         (name = "Groups", description = "Employer groups"),
         (name = "Census", description = "A group's employee census"),
         (name = "Members", description = "New hires, updates and terminations; the enrollment roster"),
+        (name = "Elections", description = "Final member elections (benefits-administering partners)"),
         (name = "Quotes", description = "Market-rate quotes from the stored census"),
         (name = "Enrollments", description = "One enrollment per group, from a ready quote"),
         (name = "Events", description = "The partner's events for 30 days: what webhooks deliver"),

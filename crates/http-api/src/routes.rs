@@ -3,6 +3,7 @@
 //! registered, so a route cannot exist without its schema.
 
 pub mod census;
+pub mod elections;
 pub mod enrollments;
 pub mod events;
 pub mod groups;

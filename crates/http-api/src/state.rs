@@ -8,6 +8,7 @@ use std::sync::Arc;
 use domain::ports::{Clock, Entropy};
 use domain::rate_limit::Policy;
 use domain::services::census::Census;
+use domain::services::elections::Elections;
 use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
@@ -92,6 +93,8 @@ pub struct AppState {
     pub enrollments: Enrollments,
     /// Members one at a time, and the roster.
     pub members: Members,
+    /// Final elections.
+    pub elections: Elections,
     /// The event history.
     pub events: Events,
     /// Wakes the job worker after a census write (in this process).

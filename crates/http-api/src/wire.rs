@@ -4,6 +4,7 @@
 //! directly.
 
 pub mod census;
+pub mod elections;
 pub mod enrollments;
 pub mod events;
 pub mod groups;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use domain::services::census::Census;
+use domain::services::elections::Elections;
 use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
@@ -70,6 +71,8 @@ pub struct Shared {
     pub plans: Arc<Vec<Plan>>,
     /// Wakes the job worker after a census write.
     pub jobs_waker: Arc<tokio::sync::Notify>,
+    /// Outbound member email (`[email]`; recording by default).
+    pub mailer: Arc<dyn domain::ports::Mailer>,
 }
 
 impl Shared {
@@ -82,6 +85,7 @@ impl Shared {
             plans: plans_of(&card)?,
             card: Arc::new(card),
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
+            mailer: Arc::new(mail::RecordingMailer::new()),
         })
     }
 
@@ -159,6 +163,14 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
         members: Members::new(
             Arc::clone(&stores.groups),
             Arc::clone(&stores.census),
+            Arc::clone(&ports.clock),
+            Arc::clone(&ports.entropy),
+        ),
+        elections: Elections::new(
+            Arc::clone(&stores.groups),
+            Arc::clone(&stores.census),
+            Arc::clone(&stores.quotes),
+            Arc::clone(&shared.mailer),
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
         ),

@@ -209,6 +209,7 @@ fn service_error(e: ServiceError, missing: &dyn Fn() -> String) -> OpError {
     match e {
         ServiceError::NotFound => OpError::new("not_found", missing()),
         ServiceError::Conflict(m) => OpError::new("conflict", m),
+        ServiceError::Forbidden(m) => OpError::new("forbidden", m),
         e @ ServiceError::RatesPending { .. } => OpError::new("rates_pending", e.to_string()),
         ServiceError::QuoteExpired(m) => OpError::new("quote_expired", m),
         e @ ServiceError::CensusRequired => OpError::new("census_required", e.to_string()),

@@ -50,7 +50,8 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
 
     let config = compose::http_config(settings);
     tracing::info!(rate_card = card.version(), "rate card loaded");
-    let parts = compose::Shared::of(card)?;
+    let mut parts = compose::Shared::of(card)?;
+    parts.mailer = crate::mail::mailer(settings)?;
     let shared = match &db {
         Database::Sqlite { .. } => Some(system::open_stores(settings, POOL_PER_WORKER)?),
         Database::Postgres { .. } => None,

@@ -267,6 +267,29 @@ impl MemberRow {
         self.cobra_deadline = date_text(state.cobra_deadline);
     }
 
+    /// A row with only the roster-state columns meaningful (to render a
+    /// state into its columns).
+    pub(crate) fn blank() -> Self {
+        Self {
+            id: String::new(),
+            group_id: String::new(),
+            partner_id: String::new(),
+            mode: String::new(),
+            external_id: None,
+            email_key: None,
+            position: 0,
+            data: String::new(),
+            created_at: 0,
+            updated_at: 0,
+            enrollment_status: String::new(),
+            invitation_status: String::new(),
+            tier: None,
+            effective_date: None,
+            termination_date: None,
+            cobra_deadline: None,
+        }
+    }
+
     /// Takes the roster-state columns of `old` (the same member before a
     /// census replace).
     pub(crate) fn copy_state(&mut self, old: Self) {

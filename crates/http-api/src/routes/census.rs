@@ -24,7 +24,7 @@ use crate::wire::census::{CensusInput, CensusPage, CensusResult, DEPENDENT_FIELD
 use crate::wire::timestamp;
 
 /// Whether `?dry_run=true` was sent.
-fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
+pub(crate) fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
     let mut dry = false;
     for pair in req.query_string().split('&').filter(|p| !p.is_empty()) {
         if let Some(v) = pair.strip_prefix("dry_run=") {

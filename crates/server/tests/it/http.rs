@@ -11,6 +11,7 @@
 mod auth;
 mod casing;
 mod census;
+mod elections;
 mod enrollments;
 mod envelope;
 mod events;
@@ -106,6 +107,8 @@ pub struct TestApp {
     pub config: HttpConfig,
     /// The rate card, plan catalogue and job waker.
     pub shared: server::compose::Shared,
+    /// What the app's mailer was given to send.
+    pub mail: Arc<mail::RecordingMailer>,
 }
 
 /// The test ports: the real clock and entropy, a fixed sealing key.
@@ -144,7 +147,9 @@ impl TestApp {
         let clock = Arc::new(ManualClock::new());
         let shared: Arc<dyn Clock> = clock.clone();
         let ports = ports_with(shared);
-        let parts = server::compose::Shared::builtin().unwrap();
+        let mut parts = server::compose::Shared::builtin().unwrap();
+        let mail = Arc::new(mail::RecordingMailer::new());
+        parts.mailer = mail.clone();
         let state = server::compose::app_state(&db.stores, &ports, config.clone(), &parts);
         Self {
             db,
@@ -153,6 +158,7 @@ impl TestApp {
             ports,
             config,
             shared: parts,
+            mail,
         }
     }
 

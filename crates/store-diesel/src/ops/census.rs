@@ -14,6 +14,7 @@ use domain::census::{
     CensusOutcome, CensusWrite, MemberKeys, MemberWrite, StoredMember, assign_ids, email_key,
     rating_digest,
 };
+use domain::event::NewEvent;
 use domain::group::GroupStatus;
 use domain::ids::{GroupId, MemberId};
 use domain::job::NewJob;
@@ -25,6 +26,7 @@ use domain::store::{CensusStore, Conflict, StoreError, StoreResult};
 use pricing_core::census::CensusMember;
 
 use super::groups::{advance, load_group, lock_group};
+use super::outbox::append_events;
 use super::{Conn, Store, insert_members};
 use crate::error::{TxError, corrupt, db};
 use crate::rows::{JobRow, MemberRow, int, member_data};
@@ -416,5 +418,46 @@ impl CensusStore for Store {
             .await
             .map_err(db)?
             .into_domain()
+    }
+
+    async fn record_elections(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        states: &[(MemberId, MemberState)],
+        events: &[NewEvent],
+        now: i64,
+    ) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let gid = group.to_string();
+        write_tx!(self, conn, async |c: &mut Conn| {
+            lock_group(c, scope, &gid).await?;
+            for (id, state) in states {
+                let mut row = MemberRow::blank();
+                row.set_state(state);
+                let n = diesel::update(
+                    members::table
+                        .filter(members::id.eq(id.as_str()))
+                        .filter(members::group_id.eq(&gid)),
+                )
+                .set((
+                    members::enrollment_status.eq(&row.enrollment_status),
+                    members::invitation_status.eq(&row.invitation_status),
+                    members::tier.eq(&row.tier),
+                    members::effective_date.eq(&row.effective_date),
+                    members::updated_at.eq(now),
+                ))
+                .execute(c)
+                .await?;
+                if n == 0 {
+                    return Err(TxError::Store(StoreError::NotFound));
+                }
+            }
+            append_events(c, events, now.saturating_mul(1000)).await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
     }
 }

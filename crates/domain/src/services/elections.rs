@@ -1,0 +1,302 @@
+//! Final elections (`POST /groups/{id}/elections`, specification rules 1–6):
+//! valid rows are recorded on the group's census, invalid rows come back
+//! by index, enrolled members are emailed a login (never in test mode),
+//! and a partner that runs benefits administration gets one
+//! `deductions.changed` event per submission.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use time::Date;
+
+use crate::census::StoredMember;
+use crate::election::{Election, ElectionRow, MAX_ELECTION_ROWS, Tier, validate_row};
+use crate::email::{deliverable, member_login};
+use crate::error::FieldError;
+use crate::event::{EventType, NewEvent};
+use crate::ids::{GroupId, MemberId};
+use crate::member::{EnrollmentStatus, InvitationStatus, MemberState};
+use crate::mode::Mode;
+use crate::partner::{BenefitsAdmin, Capability, Partner};
+use crate::ports::{Clock, Entropy, Mailer, Minter, now_secs};
+use crate::scope::Scope;
+use crate::services::ServiceError;
+use crate::store::{CensusStore, GroupStore, QuoteStore};
+
+/// Where members sign in (the link in their login email).
+pub const MEMBER_LOGIN_URL: &str = "https://members.service.example/login";
+
+/// Array path of election rows in field errors.
+pub const ROWS: &str = "elections";
+
+/// One row as the adapter parsed it, or the errors that kept it from
+/// parsing.
+pub type RowInput = Result<ElectionRow, Vec<FieldError>>;
+
+/// The answer to a submission (specification, `POST /elections`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElectionResult {
+    /// Group.
+    pub group_id: GroupId,
+    /// Rows sent.
+    pub received: u32,
+    /// Rows applied.
+    pub accepted: u32,
+    /// Applied rows that enrolled.
+    pub enrolled: u32,
+    /// Applied rows that waived.
+    pub waived: u32,
+    /// Login emails sent (none in test mode).
+    pub invited: u32,
+    /// `Some("test-mode")` when invitations were suppressed.
+    pub invites_suppressed: Option<&'static str>,
+    /// Whether a `deductions.changed` event was written.
+    pub deductions_webhook: bool,
+    /// One entry per failing field of a rejected row.
+    pub errors: Vec<FieldError>,
+}
+
+/// The elections service.
+#[derive(Clone)]
+pub struct Elections {
+    groups: Arc<dyn GroupStore>,
+    census: Arc<dyn CensusStore>,
+    quotes: Arc<dyn QuoteStore>,
+    mailer: Arc<dyn Mailer>,
+    clock: Arc<dyn Clock>,
+    entropy: Arc<dyn Entropy>,
+}
+
+/// A tier's wire value.
+const fn tier_str(t: Tier) -> &'static str {
+    match t {
+        Tier::EmployeeOnly => "employeeOnly",
+        Tier::EmployeeSpouse => "employeeSpouse",
+        Tier::EmployeeChildren => "employeeChildren",
+        Tier::Family => "family",
+    }
+}
+
+/// The monthly cost of a tier on the enrollment's quote and the employee's
+/// share of it, in cents: `(employee, employer)`.
+fn deduction(quote: &serde_json::Value, tier: Tier) -> (i64, i64) {
+    let total = quote
+        .pointer(&format!("/monthly/byTier/{}/avgCents", tier_str(tier)))
+        .and_then(serde_json::Value::as_i64)
+        .unwrap_or(0);
+    let employer_pct = quote
+        .pointer("/employeeContribution/employerContributionPct")
+        .and_then(serde_json::Value::as_i64)
+        .unwrap_or(100)
+        .clamp(0, 100);
+    // Half-up rounding of the employee share; the employer pays the rest.
+    let employee = (total.saturating_mul(100 - employer_pct) + 50).div_euclid(100);
+    (employee, total.saturating_sub(employee))
+}
+
+impl Elections {
+    /// The service over its ports.
+    #[must_use]
+    pub fn new(
+        groups: Arc<dyn GroupStore>,
+        census: Arc<dyn CensusStore>,
+        quotes: Arc<dyn QuoteStore>,
+        mailer: Arc<dyn Mailer>,
+        clock: Arc<dyn Clock>,
+        entropy: Arc<dyn Entropy>,
+    ) -> Self {
+        Self {
+            groups,
+            census,
+            quotes,
+            mailer,
+            clock,
+            entropy,
+        }
+    }
+
+    /// Applies a submission for `partner` in `mode`.
+    ///
+    /// # Errors
+    /// [`ServiceError::Forbidden`] without the elections capability;
+    /// [`ServiceError::Invalid`] for 0 or more than 10,000 rows or when no
+    /// row is valid; [`ServiceError::NotFound`] outside the scope;
+    /// [`ServiceError::Conflict`] before the group's enrollment.
+    pub async fn submit(
+        &self,
+        partner: &Partner,
+        mode: Mode,
+        group_id: &GroupId,
+        rows: Vec<RowInput>,
+        dry_run: bool,
+    ) -> Result<ElectionResult, ServiceError> {
+        if !partner.capabilities.contains(&Capability::Elections) {
+            return Err(ServiceError::Forbidden(
+                "this key lacks the elections capability".to_owned(),
+            ));
+        }
+        if rows.is_empty() || rows.len() > MAX_ELECTION_ROWS {
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                ROWS,
+                format!("must hold 1 to {MAX_ELECTION_ROWS} rows"),
+            )]));
+        }
+        let scope = Scope::new(partner.id.clone(), mode);
+        let group = self.groups.group(&scope, group_id).await?;
+        let Some(enrollment) = self.quotes.group_enrollment(&scope, group_id).await? else {
+            return Err(ServiceError::Conflict(
+                "the group has no enrollment yet; submit elections after it".to_owned(),
+            ));
+        };
+        let census = self.census.census(&scope, group_id).await?;
+        let by_external: HashMap<&str, &StoredMember> = census
+            .iter()
+            .filter_map(|m| m.member.external_id.as_deref().map(|e| (e, m)))
+            .collect();
+
+        let received = rows.len();
+        let mut errors = Vec::new();
+        let mut valid: Vec<(&StoredMember, ElectionRow)> = Vec::new();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (index, row) in rows.into_iter().enumerate() {
+            let row = match row {
+                Ok(r) => r,
+                Err(e) => {
+                    errors.extend(e);
+                    continue;
+                }
+            };
+            let member = row
+                .external_id
+                .as_deref()
+                .and_then(|e| by_external.get(e).copied());
+            let mut errs = validate_row(index, &row, member.is_some());
+            if let (Some(ext), true) = (row.external_id.as_deref(), errs.is_empty())
+                && let Some(first) = seen.insert(ext.to_owned(), index)
+            {
+                errs.push(FieldError::at(
+                    index,
+                    format!("{ROWS}[{index}].external_id"),
+                    format!("duplicates row {first}"),
+                ));
+            }
+            match member {
+                Some(m) if errs.is_empty() => valid.push((m, row)),
+                _ => errors.extend(errs),
+            }
+        }
+        errors.sort_by_key(|e| e.index);
+        if valid.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+
+        let sends = deliverable(mode);
+        let quote = self.quotes.quote(&scope, &enrollment.quote_id).await?;
+        let now = now_secs(self.clock.as_ref());
+        let mut states: Vec<(MemberId, MemberState)> = Vec::with_capacity(valid.len());
+        let mut deductions = Vec::new();
+        let mut invites: Vec<String> = Vec::new();
+        let (mut enrolled, mut waived) = (0u32, 0u32);
+        for (member, row) in &valid {
+            let mut state = member.state.clone();
+            let effective: Option<Date> = row.effective_date;
+            match (row.election, row.tier) {
+                (Some(Election::Enrolled), Some(tier)) => {
+                    enrolled += 1;
+                    state.enrollment = EnrollmentStatus::Enrolled;
+                    state.tier = Some(tier_str(tier).to_owned());
+                    state.effective_date = effective;
+                    match (&member.member.email, sends) {
+                        (_, false) => state.invitation = InvitationStatus::Suppressed,
+                        (Some(email), true) => {
+                            state.invitation = InvitationStatus::Sent;
+                            invites.push(email.clone());
+                        }
+                        (None, true) => {}
+                    }
+                }
+                _ => {
+                    waived += 1;
+                    state.enrollment = EnrollmentStatus::Waived;
+                    state.tier = None;
+                    state.effective_date = None;
+                }
+            }
+            let (employee, employer) = match (row.election, row.tier) {
+                (Some(Election::Enrolled), Some(tier)) => deduction(&quote.body, tier),
+                _ => (0, 0),
+            };
+            deductions.push(serde_json::json!({
+                "memberId": member.id.as_str(),
+                "externalId": member.member.external_id,
+                "election": if state.enrollment == EnrollmentStatus::Enrolled { "enrolled" } else { "waived" },
+                "tier": state.tier,
+                "effectiveDate": state.effective_date.map(pricing_core::census::date_opt::format),
+                "employeeMonthlyCents": employee,
+                "employerMonthlyCents": employer,
+            }));
+            states.push((member.id.clone(), state));
+        }
+        let deductions_webhook = partner.benefits_admin == BenefitsAdmin::Partner;
+        let events: Vec<NewEvent> = if deductions_webhook {
+            vec![NewEvent {
+                id: Minter::new(self.entropy.as_ref()).event_id(),
+                scope: scope.clone(),
+                event_type: EventType::DeductionsChanged,
+                created_at: now,
+                data: serde_json::json!({"groupId": group.id.as_str(), "members": deductions}),
+            }]
+        } else {
+            Vec::new()
+        };
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        // A dry run answers as the write would: the logins it would send.
+        let mut invited = if dry_run { count(invites.len()) } else { 0 };
+        if !dry_run {
+            self.census
+                .record_elections(&scope, group_id, &states, &events, now)
+                .await?;
+            // After the elections are recorded: a failed send is logged by
+            // the adapter and not counted, and never undoes the elections.
+            for to in &invites {
+                if self
+                    .mailer
+                    .send(&member_login(to, MEMBER_LOGIN_URL))
+                    .await
+                    .is_ok()
+                {
+                    invited += 1;
+                }
+            }
+        }
+        Ok(ElectionResult {
+            group_id: group_id.clone(),
+            received: count(received),
+            accepted: count(valid.len()),
+            enrolled,
+            waived,
+            invited,
+            invites_suppressed: (!sends).then_some("test-mode"),
+            deductions_webhook,
+            errors,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deductions_split_the_tier_cost_by_the_contribution() {
+        let quote = serde_json::json!({
+            "monthly": {"byTier": {"family": {"avgCents": 150_001}}},
+            "employeeContribution": {"employerContributionPct": 80},
+        });
+        assert_eq!(deduction(&quote, Tier::Family), (30_000, 120_001));
+        let all_employer =
+            serde_json::json!({"monthly": {"byTier": {"family": {"avgCents": 999}}}});
+        assert_eq!(deduction(&all_employer, Tier::Family), (0, 999));
+        assert_eq!(deduction(&quote, Tier::EmployeeOnly), (0, 0));
+    }
+}

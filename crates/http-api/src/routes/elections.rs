@@ -1,0 +1,142 @@
+//! Elections: `POST /groups/{groupId}/elections` (specification rules 1–6;
+//! contract section 9, dry run).
+
+use actix_web::{HttpRequest, post, web};
+use serde_json::Value;
+
+use domain::election::ElectionRow;
+use domain::error::FieldError;
+use domain::partner::Capability;
+use domain::services::elections::{ROWS, RowInput};
+use pricing_core::census::date_opt;
+
+use crate::auth::Caller;
+use crate::body;
+use crate::error::{ApiError, ErrorBody};
+use crate::limits;
+use crate::reply::Reply;
+use crate::routes::census::dry_run;
+use crate::routes::{CommonErrors, group_id, group_not_found};
+use crate::state::AppState;
+use crate::wire::elections::{
+    DEPENDENT_FIELDS, ElectionInput, ElectionsInput, ElectionsOut, ROW_FIELDS,
+};
+
+/// The `elections` array of the body; any other top-level field is a 400.
+fn items(req: &HttpRequest, bytes: &[u8]) -> Result<Vec<Value>, ApiError> {
+    let Value::Object(mut map) = body::object(req, bytes)? else {
+        return Err(ApiError::invalid_field("body", "must be a JSON object"));
+    };
+    let mut errors: Vec<FieldError> = map
+        .keys()
+        .filter(|k| k.as_str() != ROWS)
+        .map(|k| FieldError::new(k.clone(), "is not a known field"))
+        .collect();
+    let items = match map.remove(ROWS) {
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            errors.push(FieldError::new(ROWS, "must be an array of election rows"));
+            Vec::new()
+        }
+        None => {
+            errors.push(FieldError::new(ROWS, "is required"));
+            Vec::new()
+        }
+    };
+    if errors.is_empty() {
+        Ok(items)
+    } else {
+        Err(ApiError::invalid(errors))
+    }
+}
+
+/// A parsed row as the domain's, its date checked.
+fn row(index: usize, input: ElectionInput) -> RowInput {
+    let effective_date = match input.effective_date.as_deref().map(date_opt::parse) {
+        None => None,
+        Some(Ok(d)) => Some(d),
+        Some(Err(_)) => {
+            return Err(vec![FieldError::at(
+                index,
+                format!("{ROWS}[{index}].effective_date"),
+                "must be a date (YYYY-MM-DD)",
+            )]);
+        }
+    };
+    Ok(ElectionRow {
+        external_id: input.external_id,
+        election: input.election,
+        tier: input.tier,
+        effective_date,
+        waiver_reason: input.waiver_reason,
+    })
+}
+
+/// Submit final elections for an enrolled group.
+///
+/// Valid rows are recorded on the census and invalid rows come back by
+/// index. Enrolled members are emailed a login (never in test mode:
+/// `invites_suppressed: "test-mode"`). A partner that runs benefits
+/// administration gets one `deductions.changed` event per submission.
+/// Needs the elections capability (broker keys have it). `?dry_run=true`
+/// answers as the write would and changes nothing.
+#[utoipa::path(
+    tag = "Elections",
+    operation_id = "submit_elections",
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        ("dry_run" = Option<bool>, Query, description = "Validate and answer as a real write would, changing nothing"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = ElectionsInput,
+    responses(
+        (status = 200, description = "Valid rows applied, invalid rows listed by index", body = ElectionsOut),
+        (status = 400, description = "No row is valid (nothing applied), or the body is malformed", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "elections[0].effective_date: is required when election is enrolled",
+                          "details": [{"field": "elections[0].effective_date", "message": "is required when election is enrolled", "index": 0}]})),
+        (status = 403, description = "The key lacks the elections capability", body = ErrorBody,
+         example = json!({"error": "forbidden", "message": "this key lacks the elections capability"})),
+        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        (status = 409, description = "The group has no enrollment yet", body = ErrorBody,
+         example = json!({"error": "conflict", "message": "the group has no enrollment yet; submit elections after it"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/groups/{groupId}/elections")]
+pub async fn submit_elections(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let gid = group_id(&path)?;
+    let dry = dry_run(&req)?;
+    if !dry {
+        limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
+    }
+    let partner = &caller.principal.partner;
+    if !partner.capabilities.contains(&Capability::Elections) {
+        return Err(ApiError::forbidden(
+            "this key lacks the elections capability",
+        ));
+    }
+    let rows: Vec<RowInput> = body::rows::<ElectionInput>(
+        ROWS,
+        items(&req, &bytes)?,
+        ROW_FIELDS,
+        ("dependents", DEPENDENT_FIELDS),
+    )
+    .into_iter()
+    .enumerate()
+    .map(|(i, r)| r.and_then(|input| row(i, input)))
+    .collect();
+    let result = state
+        .elections
+        .submit(partner, caller.principal.mode, &gid, rows, dry)
+        .await
+        .map_err(|e| group_not_found(e.into()))?;
+    Reply::ok(&ElectionsOut::from(result))
+}
