@@ -12,6 +12,7 @@
 //! database, HTTP or runtime type; services reach the world only through
 //! the ports, which carry `mockall` mocks (feature `mock`).
 
+pub mod account;
 pub mod api_key;
 pub mod census;
 pub mod election;

@@ -2,6 +2,7 @@
 //! Each service holds the ports it needs as `Arc<dyn …>`; unit tests give
 //! it `mockall` mocks.
 
+pub mod accounts;
 pub mod census;
 pub mod elections;
 pub mod enrollments;

@@ -13,6 +13,7 @@
 
 use async_trait::async_trait;
 
+use crate::account::ClaimsAggregate;
 use crate::api_key::{KeyDigest, KeyRecord};
 use crate::census::{CensusOutcome, CensusWrite, MemberWrite, StoredMember};
 use crate::enrollment::Enrollment;
@@ -371,6 +372,29 @@ pub trait QuoteStore: Send + Sync {
         scope: &Scope,
         group: &GroupId,
     ) -> StoreResult<Option<Enrollment>>;
+}
+
+/// The claims-aggregate ledger behind account spend.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ClaimsStore: Send + Sync {
+    /// Stores `rows` for the group, replacing rows of the same month and
+    /// category, in one transaction; returns how many were written.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn import_claims(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+        rows: &[ClaimsAggregate],
+    ) -> StoreResult<u32>;
+
+    /// The group's ledger, oldest month first.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`] when the scope has no such group.
+    async fn claims(&self, scope: &Scope, group: &GroupId) -> StoreResult<Vec<ClaimsAggregate>>;
 }
 
 /// The event outbox: appending, reading back, and claiming deliveries.

@@ -59,6 +59,7 @@ where
                 .service(routes::groups::update_group)
                 .service(routes::census::replace_census)
                 .service(routes::census::get_census)
+                .service(routes::account::get_account)
                 .service(routes::elections::submit_elections)
                 .service(routes::members::add_member)
                 .service(routes::members::update_member)

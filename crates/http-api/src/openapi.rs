@@ -28,6 +28,7 @@ use crate::error::{ApiError, Detail, ErrorBody};
         (name = "Groups", description = "Employer groups"),
         (name = "Census", description = "A group's employee census"),
         (name = "Members", description = "New hires, updates and terminations; the enrollment roster"),
+        (name = "Account", description = "Aggregate, de-identified account data"),
         (name = "Elections", description = "Final member elections (benefits-administering partners)"),
         (name = "Quotes", description = "Market-rate quotes from the stored census"),
         (name = "Enrollments", description = "One enrollment per group, from a ready quote"),

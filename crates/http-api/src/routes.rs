@@ -2,6 +2,7 @@
 //! OpenAPI document; `utoipa-actix-web` collects them as they are
 //! registered, so a route cannot exist without its schema.
 
+pub mod account;
 pub mod census;
 pub mod elections;
 pub mod enrollments;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use domain::ports::{Clock, Entropy};
 use domain::rate_limit::Policy;
+use domain::services::accounts::Accounts;
 use domain::services::census::Census;
 use domain::services::elections::Elections;
 use domain::services::enrollments::Enrollments;
@@ -93,6 +94,8 @@ pub struct AppState {
     pub enrollments: Enrollments,
     /// Members one at a time, and the roster.
     pub members: Members,
+    /// Account data.
+    pub accounts: Accounts,
     /// Final elections.
     pub elections: Elections,
     /// The event history.

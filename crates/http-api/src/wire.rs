@@ -3,6 +3,7 @@
 //! its OpenAPI schema and example. Domain types never reach the wire
 //! directly.
 
+pub mod account;
 pub mod census;
 pub mod elections;
 pub mod enrollments;

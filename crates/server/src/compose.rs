@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use domain::services::accounts::Accounts;
 use domain::services::census::Census;
 use domain::services::elections::Elections;
 use domain::services::enrollments::Enrollments;
@@ -165,6 +166,13 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
             Arc::clone(&stores.census),
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
+        ),
+        accounts: Accounts::new(
+            Arc::clone(&stores.groups),
+            Arc::clone(&stores.census),
+            Arc::clone(&stores.quotes),
+            Arc::clone(&stores.claims),
+            Arc::clone(&ports.clock),
         ),
         elections: Elections::new(
             Arc::clone(&stores.groups),

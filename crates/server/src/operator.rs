@@ -20,10 +20,12 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use domain::account::ClaimsAggregate;
 use domain::ids::{GroupId, IdError, KeyId, PartnerId, QuoteId};
 use domain::mode::Mode;
 use domain::partner::{BenefitsAdmin, PartnerKind};
 use domain::services::ServiceError;
+use domain::services::accounts::Accounts;
 use domain::services::enrollments::Enrollments;
 use domain::services::partners::Partners;
 use domain::services::quotes::{QuotePorts, Quotes};
@@ -101,6 +103,65 @@ pub enum GroupCommand {
         #[arg(value_name = "GRP_ID")]
         id: String,
     },
+    /// Import aggregate claims into the group's ledger (account spend):
+    /// a CSV with the header `month,category,amount_cents,member_count`,
+    /// one row per month and category. A row for a month and category
+    /// already imported replaces it. Every row is checked first; a bad row
+    /// imports nothing.
+    ImportClaims {
+        /// The group (`grp_…`).
+        #[arg(value_name = "GRP_ID")]
+        id: String,
+        /// The CSV file.
+        #[arg(long, value_name = "FILE")]
+        file: std::path::PathBuf,
+    },
+}
+
+/// Reads a claims CSV: `month,category,amount_cents,member_count`.
+fn claims_csv(path: &std::path::Path) -> Result<Vec<ClaimsAggregate>, OpError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        OpError::new(
+            "invalid_request",
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .collect();
+    if header != ["month", "category", "amount_cents", "member_count"] {
+        return Err(OpError::new(
+            "invalid_request",
+            "the header must be month,category,amount_cents,member_count",
+        ));
+    }
+    lines
+        .enumerate()
+        .map(|(i, line)| {
+            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+            let bad = || {
+                OpError::new(
+                    "invalid_request",
+                    format!(
+                        "data row {i}: {line:?} is not month,category,amount_cents,member_count"
+                    ),
+                )
+            };
+            match cells.as_slice() {
+                [month, category, amount, members] => Ok(ClaimsAggregate {
+                    month: (*month).to_owned(),
+                    category: (*category).to_owned(),
+                    amount_cents: amount.parse().map_err(|_| bad())?,
+                    member_count: members.parse().map_err(|_| bad())?,
+                }),
+                _ => Err(bad()),
+            }
+        })
+        .collect()
 }
 
 /// Arguments of `partner create`.
@@ -526,6 +587,23 @@ async fn run_group(ctx: &Ctx, cmd: &GroupCommand) -> Result<Output, OpError> {
                 })
             })?;
             Ok(render::went_live(&group))
+        }
+        GroupCommand::ImportClaims { id, file } => {
+            let id = group_id(id)?;
+            let rows = claims_csv(file)?;
+            let s = &ctx.stores;
+            let accounts = Accounts::new(
+                Arc::clone(&s.groups),
+                Arc::clone(&s.census),
+                Arc::clone(&s.quotes),
+                Arc::clone(&s.claims),
+                Arc::clone(&ctx.ports.clock),
+            );
+            let n = accounts
+                .import(&id, &rows)
+                .await
+                .map_err(|e| service_error(e, &|| format!("no such group {id}")))?;
+            Ok(render::claims_imported(&id, n))
         }
     }
 }

@@ -54,8 +54,8 @@ use deadpool::managed::{Manager, Object};
 use diesel_async::pooled_connection::{PoolableConnection, SetupCallback};
 
 use domain::store::{
-    CensusStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore, PartnerStore,
-    QuoteStore, RateLimitStore, StoreResult,
+    CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore,
+    PartnerStore, QuoteStore, RateLimitStore, StoreResult,
 };
 
 pub use pg::PgStore;
@@ -209,6 +209,8 @@ pub struct Stores {
     pub groups: Arc<dyn GroupStore>,
     /// Census members.
     pub census: Arc<dyn CensusStore>,
+    /// The claims-aggregate ledger.
+    pub claims: Arc<dyn ClaimsStore>,
     /// Quotes and enrollments.
     pub quotes: Arc<dyn QuoteStore>,
     /// The event outbox.
@@ -229,6 +231,7 @@ impl Stores {
         S: PartnerStore
             + GroupStore
             + CensusStore
+            + ClaimsStore
             + QuoteStore
             + OutboxStore
             + JobStore
@@ -241,6 +244,7 @@ impl Stores {
             partners: s.clone(),
             groups: s.clone(),
             census: s.clone(),
+            claims: s.clone(),
             quotes: s.clone(),
             outbox: s.clone(),
             jobs: s.clone(),

@@ -33,6 +33,8 @@ macro_rules! write_tx {
 
 #[path = "ops/census.rs"]
 mod census;
+#[path = "ops/claims.rs"]
+mod claims;
 #[path = "ops/groups.rs"]
 mod groups;
 #[path = "ops/idempotency.rs"]

@@ -69,6 +69,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    claims_aggregates (group_id, month, category) {
+        group_id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        month -> Text,
+        category -> Text,
+        amount_cents -> BigInt,
+        member_count -> Integer,
+    }
+}
+
+diesel::table! {
     quotes (id) {
         id -> Text,
         group_id -> Text,
@@ -158,6 +170,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
     groups,
     members,
+    claims_aggregates,
     quotes,
     enrollments,
     events,

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use domain::api_key::{ApiKey, KeyRecord};
 use domain::group::Group;
-use domain::ids::KeyId;
+use domain::ids::{GroupId, KeyId};
 use domain::partner::Partner;
 use domain::quote::Quote;
 use domain::services::partners::MintedKey;
@@ -163,6 +163,14 @@ pub(crate) fn went_live(g: &Group) -> Output {
             "status": g.status.as_str(),
             "company_state": state,
         }),
+    }
+}
+
+/// `group import-claims`.
+pub(crate) fn claims_imported(id: &GroupId, n: u32) -> Output {
+    Output {
+        human: format!("{id}: {n} claims rows imported"),
+        json: json!({"group_id": id.as_str(), "imported": n}),
     }
 }
 

@@ -803,6 +803,55 @@ fn quote_finalize_and_group_go_live(s: &Sandbox) {
     );
 }
 
+/// `group import-claims`: a CSV into the group's ledger, all rows or none.
+fn group_import_claims(s: &Sandbox) {
+    let prt = s.partner("broker");
+    let partner = PartnerId::parse(&prt).unwrap();
+    let test = Scope::new(partner, Mode::Test);
+    let lib = Library::open(s);
+    let (group, _) = lib.quoted_group(&test, "claims.example", 3);
+    let g = group.id.as_str();
+    let file = s.dir.path().join("claims.csv");
+    std::fs::write(
+        &file,
+        "month,category,amount_cents,member_count\n2026-10,pharmacy,120000,14\n2026-10,inpatient,900000,3\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    assert_eq!(
+        s.json(&["group", "import-claims", g, "--file", path]),
+        json!({"group_id": g, "imported": 2})
+    );
+    let ledger = lib
+        .rt
+        .block_on(lib.stores.claims.claims(&test, &group.id))
+        .unwrap();
+    assert_eq!(ledger.len(), 2);
+    // A bad row imports nothing; a bad header, an unknown group: one line.
+    std::fs::write(
+        &file,
+        "month,category,amount_cents,member_count\n2026-11,pharmacy,1,20\n2026-13,dental,-1,2\n",
+    )
+    .unwrap();
+    let err = s.fails(&["group", "import-claims", g, "--file", path]);
+    assert!(err.contains("month") && err.contains("category"), "{err}");
+    assert_eq!(
+        lib.rt
+            .block_on(lib.stores.claims.claims(&test, &group.id))
+            .unwrap()
+            .len(),
+        2
+    );
+    std::fs::write(&file, "when,what\n").unwrap();
+    let err = s.fails(&["group", "import-claims", g, "--file", path]);
+    assert!(err.contains("header"), "{err}");
+    let err = s.fails(&["group", "import-claims", "grp_000000000000", "--file", path]);
+    assert!(
+        err.contains("header") || err.contains("no such group"),
+        "{err}"
+    );
+}
+
 /// Generates one `#[test]` per scenario and backend.
 macro_rules! on_both_backends {
     ($($scenario:ident),* $(,)?) => {
@@ -835,6 +884,7 @@ on_both_backends!(
     readiness_of_a_fresh_partner,
     enable_live_needs_the_test_flow_or_force,
     quote_finalize_and_group_go_live,
+    group_import_claims,
 );
 
 #[test]

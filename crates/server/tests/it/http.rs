@@ -8,6 +8,7 @@
 //! timestamps and page order are deterministic (no test depends on how
 //! fast the machine is).
 
+mod account;
 mod auth;
 mod casing;
 mod census;

@@ -45,6 +45,7 @@ async fn up_down_up(t: TestDb) {
     let expected = [
         "__diesel_schema_migrations",
         "api_keys",
+        "claims_aggregates",
         "enrollments",
         "events",
         "groups",
