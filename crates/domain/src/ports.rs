@@ -44,6 +44,16 @@ pub trait Sealer: Send + Sync {
     /// [`Unseal`] when the value was tampered with, sealed under another
     /// key or for another context.
     fn open(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>, Unseal>;
+
+    /// An HMAC-SHA256 tag of `message` under a key derived from the
+    /// sealing key for `purpose` (signed, self-contained tokens such as
+    /// embed-session URLs). A tag made for one purpose never verifies for
+    /// another.
+    fn sign(&self, purpose: &[u8], message: &[u8]) -> Vec<u8>;
+
+    /// Whether `tag` is [`Sealer::sign`]'s tag of `message` for `purpose`,
+    /// compared in constant time.
+    fn verify(&self, purpose: &[u8], message: &[u8], tag: &[u8]) -> bool;
 }
 
 /// Cryptographically secure randomness, for ids and secrets.

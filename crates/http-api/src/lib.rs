@@ -47,6 +47,7 @@ where
 {
     app.service(routes::health::healthz)
         .service(routes::health::readyz)
+        .service(routes::embed::show_offer_page)
         .service(
             scope::scope("/v1")
                 .wrap(from_fn(idempotency::idempotency))
@@ -61,6 +62,7 @@ where
                 .service(routes::census::get_census)
                 .service(routes::account::get_account)
                 .service(routes::elections::submit_elections)
+                .service(routes::embed::create_embed_session)
                 .service(routes::members::add_member)
                 .service(routes::members::update_member)
                 .service(routes::members::list_roster)

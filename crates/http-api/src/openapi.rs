@@ -32,6 +32,7 @@ use crate::error::{ApiError, Detail, ErrorBody};
         (name = "Elections", description = "Final member elections (benefits-administering partners)"),
         (name = "Quotes", description = "Market-rate quotes from the stored census"),
         (name = "Enrollments", description = "One enrollment per group, from a ready quote"),
+        (name = "Embed sessions", description = "Signed, 30-minute iframe URLs of a quote's offer page"),
         (name = "Events", description = "The partner's events for 30 days: what webhooks deliver"),
         (name = "Test helpers", description = "Test keys only: what underwriting and the provisioned company do in live mode"),
         (name = "Operations", description = "Liveness and readiness, outside /v1 and unauthenticated")

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod census;
 pub mod elections;
+pub mod embed;
 pub mod enrollments;
 pub mod events;
 pub mod groups;

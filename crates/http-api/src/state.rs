@@ -10,6 +10,7 @@ use domain::rate_limit::Policy;
 use domain::services::accounts::Accounts;
 use domain::services::census::Census;
 use domain::services::elections::Elections;
+use domain::services::embed::EmbedSessions;
 use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
@@ -98,6 +99,8 @@ pub struct AppState {
     pub accounts: Accounts,
     /// Final elections.
     pub elections: Elections,
+    /// Embed sessions and their offer pages.
+    pub embed_sessions: EmbedSessions,
     /// The event history.
     pub events: Events,
     /// Wakes the job worker after a census write (in this process).

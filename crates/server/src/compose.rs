@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use domain::services::accounts::Accounts;
 use domain::services::census::Census;
 use domain::services::elections::Elections;
+use domain::services::embed::EmbedSessions;
 use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
@@ -179,6 +180,12 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
             Arc::clone(&stores.census),
             Arc::clone(&stores.quotes),
             Arc::clone(&shared.mailer),
+            Arc::clone(&ports.clock),
+            Arc::clone(&ports.entropy),
+        ),
+        embed_sessions: EmbedSessions::new(
+            Arc::clone(&stores.quotes),
+            Arc::clone(&ports.sealer),
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
         ),

@@ -4,6 +4,7 @@
 //! sealed value cannot be moved to another record.
 
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
+use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 
 use domain::ports::{Sealer, Unseal};
@@ -16,9 +17,15 @@ pub const KEY_LEN: usize = 32;
 #[error("the secrets key must be 32 bytes (64 hex characters)")]
 pub struct BadKey;
 
-/// AES-256-GCM sealer.
+/// Domain separation of the MAC keys derived from the sealing key.
+const MAC_LABEL: &[u8] = b"partner-api/mac/v1:";
+
+/// AES-256-GCM sealer; it also signs tokens under HMAC-SHA256 keys derived
+/// from the same key (`HMAC(sealing key, label ‖ purpose)`), so no second
+/// secret needs configuring.
 pub struct AesGcmSealer {
     key: LessSafeKey,
+    mac_root: hmac::Key,
     rng: SystemRandom,
 }
 
@@ -37,8 +44,17 @@ impl AesGcmSealer {
         let unbound = UnboundKey::new(&AES_256_GCM, key).map_err(|_| BadKey)?;
         Ok(Self {
             key: LessSafeKey::new(unbound),
+            mac_root: hmac::Key::new(hmac::HMAC_SHA256, key),
             rng: SystemRandom::new(),
         })
+    }
+
+    /// The MAC key for `purpose`.
+    fn mac_key(&self, purpose: &[u8]) -> hmac::Key {
+        let mut ctx = hmac::Context::with_key(&self.mac_root);
+        ctx.update(MAC_LABEL);
+        ctx.update(purpose);
+        hmac::Key::new(hmac::HMAC_SHA256, ctx.sign().as_ref())
     }
 
     /// A sealer from 64 hex characters.
@@ -96,6 +112,16 @@ impl Sealer for AesGcmSealer {
             .map_err(|_| Unseal)?;
         Ok(plain.to_vec())
     }
+
+    fn sign(&self, purpose: &[u8], message: &[u8]) -> Vec<u8> {
+        hmac::sign(&self.mac_key(purpose), message)
+            .as_ref()
+            .to_vec()
+    }
+
+    fn verify(&self, purpose: &[u8], message: &[u8], tag: &[u8]) -> bool {
+        hmac::verify(&self.mac_key(purpose), message, tag).is_ok()
+    }
 }
 
 #[cfg(test)]
@@ -119,5 +145,19 @@ mod tests {
         assert_eq!(s.open(b"short", b"x"), Err(Unseal));
         assert!(AesGcmSealer::from_hex("abc").is_err());
         assert_eq!(AesGcmSealer::generate_hex().unwrap().len(), 64);
+    }
+
+    #[test]
+    fn tags_verify_only_for_their_key_purpose_and_message() {
+        let s = AesGcmSealer::from_hex(&"11".repeat(32)).unwrap();
+        let tag = s.sign(b"embed", b"payload");
+        assert_eq!(tag.len(), 32);
+        assert_eq!(tag, s.sign(b"embed", b"payload"));
+        assert!(s.verify(b"embed", b"payload", &tag));
+        assert!(!s.verify(b"other", b"payload", &tag));
+        assert!(!s.verify(b"embed", b"payloaD", &tag));
+        assert!(!s.verify(b"embed", b"payload", &tag[..31]));
+        let other = AesGcmSealer::from_hex(&"22".repeat(32)).unwrap();
+        assert!(!other.verify(b"embed", b"payload", &tag));
     }
 }

@@ -13,6 +13,7 @@ mod auth;
 mod casing;
 mod census;
 mod elections;
+mod embed;
 mod enrollments;
 mod envelope;
 mod events;

@@ -8,6 +8,7 @@
     reason = "test code fails loudly on a broken expectation"
 )]
 
+mod browser;
 mod cli;
 mod common;
 mod errors;

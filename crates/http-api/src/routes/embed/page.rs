@@ -1,0 +1,235 @@
+//! The offer page of an embed session, rendered server-side: the quote's
+//! numbers and an inline SVG bar chart of its monthly cost against the
+//! prior (current coverage or benchmark) cost. No script, no external
+//! asset; every text is escaped.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+/// Width of the chart's longest bar, in SVG units.
+const BAR_MAX: i64 = 360;
+
+/// Escapes `text` for HTML text and attribute values.
+#[must_use]
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Integer cents as dollars with two decimals and thousands separators
+/// (`123456` → `$1,234.56`).
+#[must_use]
+pub fn money(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let abs = cents.unsigned_abs();
+    let dollars = (abs / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in dollars.chars().enumerate() {
+        if i > 0 && (dollars.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}${grouped}.{:02}", abs % 100)
+}
+
+/// The integer at `path` in the quote document (0 when absent).
+fn cents(doc: &Value, path: &str) -> i64 {
+    doc.pointer(path).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// The text at `path` in the quote document (empty when absent).
+fn text<'a>(doc: &'a Value, path: &str) -> &'a str {
+    doc.pointer(path).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The page around `body`.
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+<title>{}</title><style>\
+body{{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;padding:24px;color:#1f2933;background:#fff}}\
+h1{{font-size:22px;margin:0 0 4px}}p.sub{{color:#52606d;margin:0 0 20px}}\
+dl{{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin:0 0 24px}}\
+dl div{{border:1px solid #e4e7eb;border-radius:8px;padding:12px}}\
+dt{{font-size:12px;color:#52606d;text-transform:uppercase;letter-spacing:.04em}}\
+dd{{margin:4px 0 0;font-size:20px;font-weight:600}}.save dd{{color:#0b7a4b}}\
+small{{color:#7b8794}}</style></head><body>{body}</body></html>\n",
+        escape(title)
+    )
+}
+
+/// Bar width of `value` against `max` (at least 2 units for a positive
+/// value).
+fn width(value: i64, max: i64) -> i64 {
+    if value <= 0 || max <= 0 {
+        return 0;
+    }
+    let w = i128::from(value)
+        .saturating_mul(i128::from(BAR_MAX))
+        .checked_div(i128::from(max))
+        .unwrap_or(0);
+    i64::try_from(w).unwrap_or(BAR_MAX).clamp(2, BAR_MAX)
+}
+
+/// The SVG bar chart of the two monthly costs.
+fn chart(bars: &[(&str, i64, &str)]) -> String {
+    let max = bars.iter().map(|(_, v, _)| *v).max().unwrap_or(0);
+    let mut svg = String::from(
+        "<svg role=\"img\" aria-label=\"Monthly cost comparison\" width=\"100%\" \
+viewBox=\"0 0 640 130\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"system-ui,sans-serif\" font-size=\"14\">",
+    );
+    let mut y: i64 = 10;
+    for (label, value, color) in bars {
+        let _ = write!(
+            svg,
+            "<text x=\"0\" y=\"{}\" fill=\"#1f2933\">{}</text>\
+<rect x=\"150\" y=\"{y}\" width=\"{}\" height=\"36\" rx=\"4\" fill=\"{color}\"/>\
+<text x=\"{}\" y=\"{}\" fill=\"#1f2933\" font-weight=\"600\">{}</text>",
+            y.saturating_add(23),
+            escape(label),
+            width(*value, max),
+            width(*value, max).saturating_add(158),
+            y.saturating_add(23),
+            escape(&money(*value)),
+        );
+        y = y.saturating_add(56);
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The offer page of the quote document `doc` (the Quote resource in
+/// camelCase), valid until `expires` (RFC 3339).
+#[must_use]
+pub fn offer(doc: &Value, expires: &str) -> String {
+    let plan = text(doc, "/plan/name");
+    let total = cents(doc, "/monthly/totalCents");
+    let pepm = cents(doc, "/monthly/pepmCents");
+    let annual = cents(doc, "/annual/totalCents");
+    let prior_pepm = cents(doc, "/comparison/priorPepmCents");
+    let savings_monthly = cents(doc, "/comparison/savingsMonthlyCents");
+    let savings_annual = cents(doc, "/comparison/savingsAnnualCents");
+    let savings_pct = doc
+        .pointer("/comparison/savingsPct")
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let prior_label = if text(doc, "/comparison/basis") == "current_coverage" {
+        "Current coverage"
+    } else {
+        "Benchmark plan"
+    };
+    let benchmark = [
+        text(doc, "/benchmark/carrier"),
+        text(doc, "/benchmark/planName"),
+    ]
+    .into_iter()
+    .filter(|s| !s.is_empty())
+    .collect::<Vec<_>>()
+    .join(" ");
+    let prior_monthly = total.saturating_add(savings_monthly);
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        "<h1>{}</h1><p class=\"sub\">Your offer, compared with {}</p><dl>\
+<div><dt>Monthly total</dt><dd>{}</dd></div>\
+<div><dt>Per employee per month</dt><dd>{}</dd></div>\
+<div><dt>Annual total</dt><dd>{}</dd></div>\
+<div><dt>{} PEPM</dt><dd>{}</dd></div>\
+<div class=\"save\"><dt>Monthly savings</dt><dd>{}</dd></div>\
+<div class=\"save\"><dt>Annual savings</dt><dd>{} ({}%)</dd></div></dl>",
+        escape(plan),
+        escape(if benchmark.is_empty() {
+            prior_label
+        } else {
+            &benchmark
+        }),
+        escape(&money(total)),
+        escape(&money(pepm)),
+        escape(&money(annual)),
+        escape(prior_label),
+        escape(&money(prior_pepm)),
+        escape(&money(savings_monthly)),
+        escape(&money(savings_annual)),
+        escape(&savings_pct),
+    );
+    body.push_str(&chart(&[
+        (plan, total, "#2f80ed"),
+        (prior_label, prior_monthly, "#9aa5b1"),
+    ]));
+    let _ = write!(
+        body,
+        "<p><small>Monthly cost of this plan against the {}. This link expires {}.</small></p>",
+        escape(&prior_label.to_lowercase()),
+        escape(expires)
+    );
+    page(plan, &body)
+}
+
+/// The 410 page of an expired link.
+#[must_use]
+pub fn expired() -> String {
+    page(
+        "Offer link expired",
+        "<h1>This offer link expired</h1><p class=\"sub\">Offer links are valid for 30 minutes. \
+Open the offer again from your benefits platform.</p>",
+    )
+}
+
+/// The 404 page of an unknown link.
+#[must_use]
+pub fn not_found() -> String {
+    page(
+        "Offer not found",
+        "<h1>Offer not found</h1><p class=\"sub\">This offer link is not valid.</p>",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_is_dollars_with_two_decimals() {
+        for (c, s) in [
+            (0, "$0.00"),
+            (5, "$0.05"),
+            (123_456, "$1,234.56"),
+            (100_000_000, "$1,000,000.00"),
+            (-99_950, "-$999.50"),
+        ] {
+            assert_eq!(money(c), s);
+        }
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(
+            escape("<a href='x'>&\""),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;"
+        );
+        let doc = serde_json::json!({"plan": {"name": "<script>"}, "monthly": {"totalCents": 100}});
+        let html = offer(&doc, "soon");
+        assert!(!html.contains("<script>") && html.contains("&lt;script&gt;"));
+    }
+
+    #[test]
+    fn bars_scale_to_the_larger_cost() {
+        assert_eq!(width(50, 100), BAR_MAX / 2);
+        assert_eq!(width(100, 100), BAR_MAX);
+        assert_eq!(width(1, 1_000_000), 2);
+        assert_eq!(width(0, 100), 0);
+    }
+}
