@@ -161,7 +161,8 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
             Arc::clone(&stores.quotes),
             Arc::clone(&ports.clock),
             Arc::clone(&ports.entropy),
-        ),
+        )
+        .with_mailer(Arc::clone(&shared.mailer)),
         members: Members::new(
             Arc::clone(&stores.groups),
             Arc::clone(&stores.census),

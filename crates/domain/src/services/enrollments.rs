@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use time::Date;
 
+use crate::email::{deliverable, portal_invite};
 use crate::enrollment::{Enrollment, OnboardingMode, QuoteUse, check_quote_use};
 use crate::error::FieldError;
 use crate::event::{EventType, NewEvent};
@@ -13,7 +14,7 @@ use crate::group::{CompanyState, Group, GroupStatus, check_email, go_live};
 use crate::hex;
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::mode::Mode;
-use crate::ports::{Clock, Entropy, Minter};
+use crate::ports::{Clock, Entropy, Mailer, Minter};
 use crate::scope::Scope;
 use crate::services::quotes::group_pricing_digest;
 use crate::services::{ServiceError, with_fresh_id};
@@ -61,6 +62,7 @@ pub struct Enrollments {
     quotes: Arc<dyn QuoteStore>,
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
+    mailer: Option<Arc<dyn Mailer>>,
 }
 
 const STEPS_HOSTED: [&str; 4] = [
@@ -91,7 +93,16 @@ impl Enrollments {
             quotes,
             clock,
             entropy,
+            mailer: None,
         }
+    }
+
+    /// Sends the hosted employer-portal invitation through `mailer` (live
+    /// mode only; without a mailer nothing is sent).
+    #[must_use]
+    pub fn with_mailer(mut self, mailer: Arc<dyn Mailer>) -> Self {
+        self.mailer = Some(mailer);
+        self
     }
 
     /// Creates the group's enrollment: the group becomes `enrolled` with
@@ -207,10 +218,26 @@ impl Enrollments {
             }
             other => other,
         })?;
+        self.invite(&input, &enrollment, scope.mode).await;
         Ok(EnrollmentView {
             enrollment,
             company_state: Some(CompanyState::Sandbox),
         })
+    }
+
+    /// Emails the hosted signatory the portal invitation, after the
+    /// enrollment is stored. Never in test mode; a failed send is logged by
+    /// the adapter and does not undo the enrollment.
+    async fn invite(&self, input: &EnrollmentInput, enrollment: &Enrollment, mode: Mode) {
+        let url = enrollment
+            .body
+            .pointer("/employerPortal/setPasswordUrl")
+            .and_then(serde_json::Value::as_str);
+        if let (Some(mailer), Some(url), true) = (&self.mailer, url, deliverable(mode)) {
+            let _ = mailer
+                .send(&portal_invite(&input.signatory.email, url))
+                .await;
+        }
     }
 
     /// Reads an enrollment of the scope.
@@ -378,7 +405,7 @@ fn document(
                 "signinUrl": format!("{PORTAL_BASE_URL}/signin?company={}", group.domain),
                 "setPasswordUrl": format!("{PORTAL_BASE_URL}/set-password?token={token}"),
                 // Test mode never sends email.
-                "inviteSuppressed": key_mode == Mode::Test,
+                "inviteSuppressed": !deliverable(key_mode),
             }),
         );
     }

@@ -795,3 +795,34 @@ async fn what_changes_a_price_makes_the_quote_stale(db: TestDb) {
         .await;
     assert_eq!(a.status, 201, "{}", a.body);
 }
+
+crate::http_on_both!(a_live_hosted_enrollment_emails_the_portal_invitation);
+async fn a_live_hosted_enrollment_emails_the_portal_invitation(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let api = Api(&app, &svc);
+    // Test mode: provisioned, nothing sent.
+    let (_, test_key) = app.broker().await;
+    let (gid, qid) = api.quoted(&test_key, "test-mode.com").await;
+    assert_eq!(api.enroll(&test_key, &gid, &body(&qid)).await.status, 201);
+    assert!(app.mail.sent().is_empty());
+    // Live mode: the signatory gets the set-password link.
+    let live = app.partner("Live Brokers", PartnerKind::Broker, true).await;
+    let key = app.key(&live, Mode::Live).await;
+    let (gid, qid) = api.quoted(&key, "acme-mfg.com").await;
+    let a = api.enroll(&key, &gid, &body(&qid)).await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    let sent = app.mail.sent();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].to, "dana@acme-mfg.com");
+    let link = a.body["employer_portal"]["set_password_url"]
+        .as_str()
+        .unwrap();
+    assert!(sent[0].text.contains(link), "{}", sent[0].text);
+    // Embedded mode provisions no portal admin and sends nothing.
+    let (gid, qid) = api.quoted(&key, "embedded.com").await;
+    let mut embedded = body(&qid);
+    embedded["onboarding_mode"] = json!("embedded");
+    assert_eq!(api.enroll(&key, &gid, &embedded).await.status, 201);
+    assert_eq!(app.mail.sent().len(), 1);
+}
