@@ -45,6 +45,39 @@ pub fn object(req: &HttpRequest, bytes: &[u8]) -> Result<Value, ApiError> {
     casing::normalize(value).map_err(ApiError::invalid)
 }
 
+/// The rows of a body that is one object holding one array field, `name`
+/// (`{ "members": [...] }`, `{ "elections": [...] }`): any other top-level
+/// field, or a missing or non-array `name`, is a 400 naming each.
+///
+/// # Errors
+/// 400 `invalid_request`, as [`object`] and for the fields above.
+pub fn array_field(req: &HttpRequest, bytes: &[u8], name: &str) -> Result<Vec<Value>, ApiError> {
+    let Value::Object(mut map) = object(req, bytes)? else {
+        return Err(ApiError::invalid_field("body", "must be a JSON object"));
+    };
+    let mut errors: Vec<FieldError> = map
+        .keys()
+        .filter(|k| k.as_str() != name)
+        .map(|k| FieldError::new(k.clone(), "is not a known field"))
+        .collect();
+    let items = match map.remove(name) {
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            errors.push(FieldError::new(name, "must be an array"));
+            Vec::new()
+        }
+        None => {
+            errors.push(FieldError::new(name, "is required"));
+            Vec::new()
+        }
+    };
+    if errors.is_empty() {
+        Ok(items)
+    } else {
+        Err(ApiError::invalid(errors))
+    }
+}
+
 /// Parses the rows of an array payload one by one, so that a bad row is
 /// that row's errors (with its `index`) and not the whole request's.
 /// `known` names the fields of a row and `nested` the fields of the

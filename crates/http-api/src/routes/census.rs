@@ -49,36 +49,6 @@ fn is_csv(req: &HttpRequest) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("text/csv"))
 }
 
-/// The `members` array of a JSON body; any other top-level field, or a
-/// missing or non-array `members`, is a 400.
-fn members(req: &HttpRequest, bytes: &[u8]) -> Result<Vec<Value>, ApiError> {
-    let mut value = body::object(req, bytes)?;
-    let Some(map) = value.as_object_mut() else {
-        return Err(ApiError::invalid_field("body", "must be a JSON object"));
-    };
-    let mut errors: Vec<FieldError> = map
-        .keys()
-        .filter(|k| k.as_str() != ROWS)
-        .map(|k| FieldError::new(k.clone(), "is not a known field"))
-        .collect();
-    let items = match map.remove(ROWS) {
-        Some(Value::Array(items)) => items,
-        Some(_) => {
-            errors.push(FieldError::new(ROWS, "must be an array of members"));
-            Vec::new()
-        }
-        None => {
-            errors.push(FieldError::new(ROWS, "is required"));
-            Vec::new()
-        }
-    };
-    if errors.is_empty() {
-        Ok(items)
-    } else {
-        Err(ApiError::invalid(errors))
-    }
-}
-
 fn json_rows(items: Vec<Value>) -> Vec<RowInput> {
     body::rows::<CensusMember>(ROWS, items, MEMBER_FIELDS, ("dependents", DEPENDENT_FIELDS))
 }
@@ -132,7 +102,7 @@ pub async fn replace_census(
         let items = csv.members.clone();
         (json_rows(items), Some(csv))
     } else {
-        (json_rows(members(&req, &bytes)?), None)
+        (json_rows(body::array_field(&req, &bytes, ROWS)?), None)
     };
     let rules = CensusRules {
         require_dob: caller.principal.partner.kind == PartnerKind::Broker,

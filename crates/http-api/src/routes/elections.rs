@@ -2,7 +2,6 @@
 //! contract section 9, dry run).
 
 use actix_web::{HttpRequest, post, web};
-use serde_json::Value;
 
 use domain::election::ElectionRow;
 use domain::error::FieldError;
@@ -21,34 +20,6 @@ use crate::state::AppState;
 use crate::wire::elections::{
     DEPENDENT_FIELDS, ElectionInput, ElectionsInput, ElectionsOut, ROW_FIELDS,
 };
-
-/// The `elections` array of the body; any other top-level field is a 400.
-fn items(req: &HttpRequest, bytes: &[u8]) -> Result<Vec<Value>, ApiError> {
-    let Value::Object(mut map) = body::object(req, bytes)? else {
-        return Err(ApiError::invalid_field("body", "must be a JSON object"));
-    };
-    let mut errors: Vec<FieldError> = map
-        .keys()
-        .filter(|k| k.as_str() != ROWS)
-        .map(|k| FieldError::new(k.clone(), "is not a known field"))
-        .collect();
-    let items = match map.remove(ROWS) {
-        Some(Value::Array(items)) => items,
-        Some(_) => {
-            errors.push(FieldError::new(ROWS, "must be an array of election rows"));
-            Vec::new()
-        }
-        None => {
-            errors.push(FieldError::new(ROWS, "is required"));
-            Vec::new()
-        }
-    };
-    if errors.is_empty() {
-        Ok(items)
-    } else {
-        Err(ApiError::invalid(errors))
-    }
-}
 
 /// A parsed row as the domain's, its date checked.
 fn row(index: usize, input: ElectionInput) -> RowInput {
@@ -125,7 +96,7 @@ pub async fn submit_elections(
     }
     let rows: Vec<RowInput> = body::rows::<ElectionInput>(
         ROWS,
-        items(&req, &bytes)?,
+        body::array_field(&req, &bytes, ROWS)?,
         ROW_FIELDS,
         ("dependents", DEPENDENT_FIELDS),
     )
