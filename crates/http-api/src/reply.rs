@@ -66,7 +66,17 @@ impl Responder for Reply {
     type Body = BoxBody;
 
     fn respond_to(self, req: &HttpRequest) -> HttpResponse {
-        let body = casing::to_style(self.body, style_of(req));
+        let style = style_of(req);
+        let mut body = casing::to_style(self.body, style);
+        // Row errors of a partly applied write (census, elections) name
+        // their fields in the caller's style, as error details do.
+        if let Some(errors) = body.get_mut("errors").and_then(Value::as_array_mut) {
+            for field in errors.iter_mut().filter_map(|e| e.get_mut("field")) {
+                if let Some(path) = field.as_str() {
+                    *field = Value::String(casing::path_to_style(path, style));
+                }
+            }
+        }
         let mut res = HttpResponse::build(self.status);
         for (name, value) in self.headers {
             res.insert_header((name, value));

@@ -208,6 +208,8 @@ impl Elections {
                     state.effective_date = effective;
                     match (&member.member.email, sends) {
                         (_, false) => state.invitation = InvitationStatus::Suppressed,
+                        // A member already sent a login is not sent another.
+                        (Some(_), true) if member.state.invitation == InvitationStatus::Sent => {}
                         (Some(email), true) => {
                             state.invitation = InvitationStatus::Sent;
                             invites.push(email.clone());

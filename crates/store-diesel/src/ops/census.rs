@@ -379,6 +379,13 @@ impl CensusStore for Store {
                 write.now,
             )?;
             row.set_state(&write.state);
+            // Elections own the enrollment columns: keep what is stored
+            // under the lock, so an update read before a concurrent
+            // election never undoes it.
+            row.enrollment_status = old.enrollment_status;
+            row.invitation_status = old.invitation_status;
+            row.tier = old.tier;
+            row.effective_date = old.effective_date;
             diesel::update(members::table.find(&id))
                 .set((
                     members::external_id.eq(&row.external_id),

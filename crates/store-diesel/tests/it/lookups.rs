@@ -446,3 +446,61 @@ async fn a_completion_drops_the_groups_earlier_finished_jobs(t: TestDb) {
     );
 }
 on_both!(a_completion_drops_the_groups_earlier_finished_jobs);
+
+/// A member update keeps the enrollment columns stored under the lock: an
+/// update built from a read taken before an election never undoes it.
+async fn a_member_update_keeps_the_stored_election(t: TestDb) {
+    use domain::census::MemberWrite;
+    use domain::ids::MemberId;
+    use domain::member::{EnrollmentStatus, InvitationStatus, MemberState};
+    let s = &t.stores;
+    let (_, a) = partner(s, 1).await;
+    let g = group(1, &a, "one.com", 100);
+    s.groups.insert_group(&g).await.unwrap();
+    s.census
+        .replace_census(
+            &a,
+            &write(&a, &g.id, vec![member(Some("E1"), None, "60601")], 1, 200),
+        )
+        .await
+        .unwrap();
+    let before = s.census.census(&a, &g.id).await.unwrap().remove(0);
+    let elected = MemberState {
+        enrollment: EnrollmentStatus::Enrolled,
+        invitation: InvitationStatus::Suppressed,
+        tier: Some("family".to_owned()),
+        ..MemberState::default()
+    };
+    s.census
+        .record_elections(&a, &g.id, &[(before.id.clone(), elected.clone())], &[], 300)
+        .await
+        .unwrap();
+    // An update whose state was read before the election.
+    let mut m = before.member.clone();
+    m.zip = "60614".to_owned();
+    let job = job(9, &a, &g.id, JobKind::MarketComparison, 400_000);
+    let updated = s
+        .census
+        .update_member(
+            &a,
+            &MemberWrite {
+                group_id: g.id.clone(),
+                id: before.id.clone(),
+                member: m,
+                state: before.state.clone(),
+                job,
+                now: 400,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(updated.member.zip, "60614");
+    assert_eq!(updated.state, elected);
+    let stored = s
+        .census
+        .member(&a, &g.id, &MemberId::parse(before.id.as_str()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(stored.state, elected);
+}
+on_both!(a_member_update_keeps_the_stored_election);

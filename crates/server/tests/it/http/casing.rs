@@ -200,3 +200,27 @@ async fn error_paths_follow_the_callers_style(db: TestDb) {
     fields.sort();
     assert_eq!(fields, ["companyName", "domain"]);
 }
+
+crate::http_on_both!(row_errors_of_a_partly_applied_write_use_the_callers_style);
+async fn row_errors_of_a_partly_applied_write_use_the_callers_style(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, key) = app.hr_platform().await;
+    let g = crate::http::create_group(&svc, &key, &crate::http::group_body("acme-mfg.com")).await;
+    let gid = g["id"].as_str().unwrap();
+    let body = serde_json::json!({"members": [
+        {"externalId": "E1", "age": 40, "zip": "60601"},
+        {"externalId": "E2", "age": 41, "zip": "60601", "hireDate": "soon"},
+    ]});
+    let a = send(
+        &svc,
+        crate::http::put(&format!("/v1/groups/{gid}/census"), &key, &body),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        a.body["errors"][0]["field"], "members[1].hireDate",
+        "{}",
+        a.body
+    );
+}

@@ -253,6 +253,16 @@ async fn live_mode_emails_enrolled_members_a_login(db: TestDb) {
         .collect();
     assert_eq!(logins.len(), 1);
     assert_eq!(logins[0].to, "ana@acme-mfg.com");
+    // The same submission again sends no second login.
+    let again = send(&svc, post(&path(&gid), &key, &rows())).await;
+    assert_eq!(again.body["invited"], 0, "{}", again.body);
+    let logins = app
+        .mail
+        .sent()
+        .into_iter()
+        .filter(|m| m.kind == domain::email::EmailKind::MemberLogin)
+        .count();
+    assert_eq!(logins, 1);
     let roster = send(&svc, get(&format!("/v1/groups/{gid}/members"), &key)).await;
     let ana = roster.body["members"]
         .as_array()
@@ -262,7 +272,8 @@ async fn live_mode_emails_enrolled_members_a_login(db: TestDb) {
         .unwrap()
         .clone();
     assert_eq!(ana["invitation_status"], "sent");
-    assert_eq!(deductions(&app, &live, Mode::Live).await.len(), 1);
+    // One deductions.changed per submission.
+    assert_eq!(deductions(&app, &live, Mode::Live).await.len(), 2);
 }
 
 crate::http_on_both!(elections_share_the_census_write_limit);
