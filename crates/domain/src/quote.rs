@@ -100,12 +100,48 @@ impl QuoteStatus {
     }
 }
 
-/// A stored quote. `body` is the Quote resource as answered (or, for
-/// price-on-plan, the stored answer), in the specification's camelCase.
+/// What made a quote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuoteKind {
+    /// `POST /groups/{id}/quotes`: the market-rate Quote resource.
+    Quote,
+    /// `POST /price-on-plan`: the versions on a partner's plan (a lead).
+    PriceOnPlan,
+}
+
+impl QuoteKind {
+    /// Storage value.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Quote => "quote",
+            Self::PriceOnPlan => "price_on_plan",
+        }
+    }
+
+    /// Parses a storage value.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Quote, Self::PriceOnPlan]
+            .into_iter()
+            .find(|k| k.as_str() == text)
+    }
+}
+
+/// A stored quote. `body` is the Quote resource as answered, in the
+/// specification's camelCase, or, for price-on-plan, the stored pricing
+/// document (`services::price_on_plan::Document`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quote {
     /// `qt_` id.
     pub id: QuoteId,
+    /// What made it.
+    pub kind: QuoteKind,
+    /// Price-on-plan: the digest of the request it answers (partner, mode,
+    /// canonical body, card version and plan-year start), by which the same
+    /// body sent again finds it.
+    pub request_digest: Option<String>,
     /// Partner and mode.
     pub scope: Scope,
     /// Group.

@@ -12,6 +12,7 @@ pub mod groups;
 pub mod jobs;
 pub mod members;
 pub mod partners;
+pub mod price_on_plan;
 pub mod quotes;
 
 use crate::error::{DomainError, FieldError};

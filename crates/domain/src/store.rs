@@ -290,6 +290,23 @@ pub trait CensusStore: Send + Sync {
     async fn census(&self, scope: &Scope, group: &GroupId) -> StoreResult<Vec<StoredMember>>;
 }
 
+/// A price-on-plan lead: a new group with its census, the quote that
+/// prices it and the job that finishes the pricing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lead {
+    /// The new group.
+    pub group: Group,
+    /// Its census (`job` is ignored: a lead starts no market comparison).
+    pub census: CensusWrite,
+    /// The quote, status `pricing`.
+    pub quote: Quote,
+    /// The pricing job.
+    pub job: NewJob,
+    /// When set, the caller prices the job itself and holds its claim
+    /// until then (Unix milliseconds); otherwise the job is queued.
+    pub claimed_until_ms: Option<i64>,
+}
+
 /// Quotes and enrollments.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
@@ -330,6 +347,30 @@ pub trait QuoteStore: Send + Sync {
         body: &serde_json::Value,
         events: &[NewEvent],
     ) -> StoreResult<()>;
+
+    /// Stores a price-on-plan lead in one transaction: the new group, its
+    /// census (status `census_received`, count and rating digest set, no
+    /// market comparison), the quote (group → `quoted`) and the pricing
+    /// job — queued, or already claimed by the caller (running, attempt 1,
+    /// leased until `claimed_until_ms`) when that is set.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::IdTaken`] when the group, a member, the
+    /// quote or the job id exists, and [`Conflict::DomainTaken`] when an
+    /// enrolled or active group of the mode holds the group's domain.
+    async fn insert_lead(&self, lead: &Lead) -> StoreResult<()>;
+
+    /// The scope's newest price-on-plan quote for `request_digest` that
+    /// has not expired at `now` (Unix seconds), if any.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn lead_quote(
+        &self,
+        scope: &Scope,
+        request_digest: &str,
+        now: i64,
+    ) -> StoreResult<Option<Quote>>;
 
     /// A group's quotes, newest first.
     ///

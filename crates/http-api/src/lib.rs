@@ -10,6 +10,8 @@
 //! gate, per-key limit) → [`idempotency::idempotency`] (POST and PUT) → the
 //! handler, which parses its body with [`body::parse`] and answers with a
 //! [`reply::Reply`] that is re-cased for the caller.
+// The price-on-plan answer forms are large `json!` literals.
+#![recursion_limit = "256"]
 
 pub mod auth;
 pub mod body;
@@ -69,6 +71,7 @@ where
                 .service(routes::quotes::create_quote)
                 .service(routes::quotes::list_quotes)
                 .service(routes::quotes::get_quote)
+                .service(routes::price_on_plan::price_on_plan)
                 .service(routes::enrollments::create_enrollment)
                 .service(routes::enrollments::list_enrollments)
                 .service(routes::enrollments::get_enrollment)

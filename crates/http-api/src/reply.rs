@@ -18,6 +18,8 @@ pub struct Reply {
     status: StatusCode,
     body: Value,
     headers: Vec<(HeaderName, HeaderValue)>,
+    /// The body's keys are already exactly as the caller gets them.
+    verbatim: bool,
 }
 
 impl Reply {
@@ -30,7 +32,29 @@ impl Reply {
             status,
             body: serde_json::to_value(body).map_err(ApiError::internal)?,
             headers: Vec::new(),
+            verbatim: false,
         })
+    }
+
+    /// An answer whose keys are sent exactly as given, never re-cased (the
+    /// price-on-plan forms, which the specification spells key by key).
+    #[must_use]
+    pub fn verbatim(status: StatusCode, body: Value) -> Self {
+        Self {
+            status,
+            body,
+            headers: Vec::new(),
+            verbatim: true,
+        }
+    }
+
+    /// Adds a header.
+    #[must_use]
+    pub fn with_header(mut self, name: HeaderName, value: &str) -> Self {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            self.headers.push((name, v));
+        }
+        self
     }
 
     /// 200 with `body`.
@@ -67,7 +91,11 @@ impl Responder for Reply {
 
     fn respond_to(self, req: &HttpRequest) -> HttpResponse {
         let style = style_of(req);
-        let mut body = casing::to_style(self.body, style);
+        let mut body = if self.verbatim {
+            self.body
+        } else {
+            casing::to_style(self.body, style)
+        };
         // Row errors of a partly applied write (census, elections) name
         // their fields in the caller's style, as error details do.
         if let Some(errors) = body.get_mut("errors").and_then(Value::as_array_mut) {

@@ -13,6 +13,7 @@ pub mod health;
 pub mod members;
 pub mod ping;
 pub mod plans;
+pub mod price_on_plan;
 pub mod quotes;
 pub mod test_helpers;
 

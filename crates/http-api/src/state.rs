@@ -16,6 +16,7 @@ use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::members::Members;
 use domain::services::partners::Partners;
+use domain::services::price_on_plan::PriceOnPlan;
 use domain::services::quotes::Quotes;
 use domain::store::{CensusStore, Health, IdempotencyStore, RateLimitStore};
 
@@ -91,6 +92,8 @@ pub struct AppState {
     pub census: Census,
     /// Quotes.
     pub quotes: Quotes,
+    /// Price-on-plan.
+    pub price_on_plan: PriceOnPlan,
     /// Enrollments and going live.
     pub enrollments: Enrollments,
     /// Members one at a time, and the roster.

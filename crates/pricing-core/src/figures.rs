@@ -2,7 +2,7 @@
 //! and caps of a version, its availability on a base plan, the service
 //! price, the all-max (worst) year and the median year.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::Overflow;
 use crate::household::{E8, RatedCensus};
@@ -13,7 +13,7 @@ use crate::rating::CensusCost;
 use crate::simulate::{Caps, VersionSim, household_allowance_e8, household_exposure_e8};
 
 /// HSA eligibility of a version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hsa {
     /// Whether the joint plan stays HSA-eligible.
     pub eligible: bool,
@@ -119,7 +119,7 @@ pub fn unavailable_reason(base: &BasePlan, v: &VersionParams) -> Option<String> 
 
 /// The all-max (worst) year: every household reaches the base plan's
 /// maximum; members pay the version's maximum and the layer the rest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllMaxYear {
     /// Annual base premium.
     pub base_premium_cents: Cents,
@@ -140,7 +140,7 @@ pub struct AllMaxYear {
 }
 
 /// The lower-median simulated year by employer total.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MedianYear {
     /// base + service + max(0, pool − annual layer funding).
     pub employer_total_cents: Cents,
@@ -153,7 +153,7 @@ pub struct MedianYear {
 }
 
 /// Every money figure of one version on one base plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Figures {
     /// Exact sum of household base costs, monthly.
     pub base_monthly_cents: Cents,

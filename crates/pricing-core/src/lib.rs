@@ -81,7 +81,9 @@ pub use error::{FieldError, Overflow, PricingError, RateCardError};
 pub use household::{CensusContext, RatedCensus, Tier};
 pub use money::Cents;
 pub use plan::{MarketPlan, PartnerPlan};
-pub use price_on_plan::{PriceOnPlan, PriceOnPlanRequest, PricingContext, price_on_plan};
+pub use price_on_plan::{
+    Prepared, Preview, PriceOnPlan, PriceOnPlanRequest, PricingContext, prepare, price_on_plan,
+};
 pub use quote::{Quote, QuoteRequest, market_comparison, price_quote, quote};
 pub use rate_card::{RateCard, VersionId};
 pub use simulate::Simulation;

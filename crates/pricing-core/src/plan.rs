@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::FieldError;
 use crate::rate_card::IrsLimits;
@@ -27,7 +27,7 @@ pub const CENTS_RANGE: &str = "must be an integer of cents from 0 to 10000000000
 pub const DEFAULT_COINSURANCE_PCT: u32 = 20;
 
 /// Where a household's base cost came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RateBasis {
     /// `member_rates_cents`.
@@ -90,7 +90,7 @@ impl PlanRates {
 }
 
 /// A base plan design with its rates, ready to price.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BasePlan {
     /// Carrier.
     pub carrier: String,
@@ -374,7 +374,7 @@ pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
 }
 
 /// A market plan that was neither a base nor a benchmark candidate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IgnoredPlan {
     /// Index in `market_plans`.
     pub index: usize,

@@ -20,6 +20,7 @@ use crate::quote::{ReviewStatus, layer_plan};
 use crate::rate_card::VersionId;
 use crate::rating::{CardRate, CensusCost, Rates, census_cost};
 use crate::simulate::simulate;
+use serde::{Deserialize, Serialize};
 
 mod result;
 mod version;
@@ -31,7 +32,8 @@ pub use result::{
 };
 use version::priced_version;
 
-/// Prices the versions on the request's plan.
+/// Prices the versions on the request's plan: [`prepare`], then
+/// [`Prepared::finish`].
 ///
 /// # Errors
 /// [`PricingError::InvalidPlan`] / [`PricingError::InvalidCensus`] with
@@ -41,6 +43,157 @@ pub fn price_on_plan(
     req: &PriceOnPlanRequest,
     ctx: PricingContext<'_>,
 ) -> Result<PriceOnPlan, PricingError> {
+    prepare(req, ctx)?.finish()
+}
+
+/// A request validated, rated and classified, with its base and benchmark
+/// chosen: everything but the simulation, which [`Prepared::finish`] runs.
+/// Every error of a request comes from [`prepare`], so a caller can answer
+/// a bad request at once and price a good one later (or elsewhere).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    rated: RatedCensus,
+    answer: PriceOnPlan,
+    base: Option<(BasePlan, PlanRates, CensusCost)>,
+    bench_rank_costs: Vec<i64>,
+    review: ReviewStatus,
+}
+
+/// What is known of a prepared request before its simulation: the market
+/// plans' roles and the census's size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preview {
+    /// `engine` or `cost_plus`.
+    pub pricing_method: PricingMethod,
+    /// The base is chosen among the market plans.
+    pub base_from_market: bool,
+    /// Market plan counts.
+    pub used_plans: UsedPlans,
+    /// Ignored market plans.
+    pub ignored_plans: Vec<IgnoredPlan>,
+    /// Census rows received.
+    pub census_members: usize,
+    /// Counted employees.
+    pub employees: u64,
+    /// Simulated plan years the finish runs.
+    pub simulated_plan_years: u32,
+    /// Whether the finish simulates (false when nothing can be built on).
+    pub simulates: bool,
+}
+
+impl Prepared {
+    /// What is known before the simulation.
+    #[must_use]
+    pub fn preview(&self) -> Preview {
+        let a = &self.answer;
+        Preview {
+            pricing_method: a.pricing_method,
+            base_from_market: a.base_from_market,
+            used_plans: a.used_plans,
+            ignored_plans: a.ignored_plans.clone(),
+            census_members: a.census_members,
+            employees: a.employees,
+            simulated_plan_years: a.simulated_plan_years,
+            simulates: self.base.is_some(),
+        }
+    }
+
+    /// Runs the simulation and prices both versions.
+    ///
+    /// # Errors
+    /// [`PricingError::Overflow`] when an amount does not fit.
+    pub fn finish(self) -> Result<PriceOnPlan, PricingError> {
+        let Self {
+            rated,
+            mut answer,
+            base,
+            bench_rank_costs,
+            review,
+        } = self;
+        let Some((base, rates, base_cost)) = base else {
+            return Ok(answer);
+        };
+        let g = &rated.group;
+        let plan = layer_plan(&rated, &base);
+        let sim = simulate(&rated, &plan);
+        let mut versions = Vec::new();
+        for id in VersionId::ALL {
+            let params = g.version(id);
+            let mut v = unpriced_version(&rated, id, None);
+            if let Some(why) = unavailable_reason(&base, params) {
+                v.reason = Some(why);
+                versions.push(v);
+                continue;
+            }
+            let (published, _) = version_caps(params, &g.irs);
+            let caps = effective_caps(base_caps(&base), published);
+            if raise_capped_by_base(base_caps(&base), published) {
+                v.member_oop_max.embedded_individual_cents = Cents::new(caps.embedded);
+                v.member_oop_max.employee_plus_one_cents =
+                    Cents::new(caps.family.min(2 * caps.embedded));
+                answer.assumptions.push(format!(
+                    "{}: the base plan's individual maximum ({}) is below {}'s per-member maximum in family coverage ({}), so no member of a family pays more than the base plan's maximum.",
+                    params.name,
+                    Cents::new(base.oop_max_individual_cents),
+                    params.name,
+                    Cents::new(published.embedded),
+                ));
+            }
+            let vsim = sim.versions.get(id.index()).ok_or(PricingError::Overflow)?;
+            let fig = figures(
+                &rated,
+                &base_cost,
+                vsim,
+                sim.years,
+                (base_caps(&base), caps),
+                params,
+                answer.benchmark.annual_cents,
+            )?;
+            v.status = review.into();
+            v.priced = Some(priced_version(
+                &rated,
+                &base,
+                &rates,
+                &base_cost,
+                &answer.benchmark,
+                params,
+                &v,
+                fig,
+                &bench_rank_costs,
+            )?);
+            versions.push(v);
+        }
+        let available = versions.iter().any(|v| v.status != PlanStatus::Unavailable);
+        answer.status = if available {
+            review.into()
+        } else {
+            PlanStatus::Unavailable
+        };
+        if !available {
+            answer.reason = Some(format!(
+                "no version can be built on {}: {}",
+                base.plan_name,
+                versions
+                    .iter()
+                    .filter_map(|v| v.reason.as_deref())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+        answer.versions = versions;
+        Ok(answer)
+    }
+}
+
+/// Validates, rates and classifies a request and chooses its base and
+/// benchmark (see [`Prepared`]).
+///
+/// # Errors
+/// As [`price_on_plan`].
+pub fn prepare(
+    req: &PriceOnPlanRequest,
+    ctx: PricingContext<'_>,
+) -> Result<Prepared, PricingError> {
     let irs_default = ctx
         .card
         .group_params(None, ctx.partner)
@@ -184,7 +337,13 @@ pub fn price_on_plan(
             .iter()
             .map(|&id| unpriced_version(&rated, id, answer.reason.clone()))
             .collect();
-        return Ok(answer);
+        return Ok(Prepared {
+            rated,
+            answer,
+            base: None,
+            bench_rank_costs: Vec::new(),
+            review,
+        });
     };
     let base_cost = census_cost(&rated, Rates::Plan(&rates))?.ok_or_else(|| {
         PricingError::InvalidPlan(vec![FieldError::new(
@@ -221,8 +380,6 @@ pub fn price_on_plan(
             Cents::new(g.irs.min_deductible_self_cents)
         ));
     }
-    let plan = layer_plan(&rated, &base);
-    let sim = simulate(&rated, &plan);
     let bench_rank_costs: Vec<i64> = if bench_candidates.is_empty() {
         vec![answer.benchmark.annual_cents.get()]
     } else {
@@ -241,72 +398,13 @@ pub fn price_on_plan(
         monthly_cents: base_monthly,
         annual_cents: base_monthly.checked_mul(12)?,
     });
-    let mut versions = Vec::new();
-    for id in VersionId::ALL {
-        let params = g.version(id);
-        let mut v = unpriced_version(&rated, id, None);
-        if let Some(why) = unavailable_reason(&base, params) {
-            v.reason = Some(why);
-            versions.push(v);
-            continue;
-        }
-        let (published, _) = version_caps(params, &g.irs);
-        let caps = effective_caps(base_caps(&base), published);
-        if raise_capped_by_base(base_caps(&base), published) {
-            v.member_oop_max.embedded_individual_cents = Cents::new(caps.embedded);
-            v.member_oop_max.employee_plus_one_cents =
-                Cents::new(caps.family.min(2 * caps.embedded));
-            answer.assumptions.push(format!(
-                "{}: the base plan's individual maximum ({}) is below {}'s per-member maximum in family coverage ({}), so no member of a family pays more than the base plan's maximum.",
-                params.name,
-                Cents::new(base.oop_max_individual_cents),
-                params.name,
-                Cents::new(published.embedded),
-            ));
-        }
-        let vsim = sim.versions.get(id.index()).ok_or(PricingError::Overflow)?;
-        let fig = figures(
-            &rated,
-            &base_cost,
-            vsim,
-            sim.years,
-            (base_caps(&base), caps),
-            params,
-            answer.benchmark.annual_cents,
-        )?;
-        v.status = review.into();
-        v.priced = Some(priced_version(
-            &rated,
-            &base,
-            &rates,
-            &base_cost,
-            &answer.benchmark,
-            params,
-            &v,
-            fig,
-            &bench_rank_costs,
-        )?);
-        versions.push(v);
-    }
-    let available = versions.iter().any(|v| v.status != PlanStatus::Unavailable);
-    answer.status = if available {
-        review.into()
-    } else {
-        PlanStatus::Unavailable
-    };
-    if !available {
-        answer.reason = Some(format!(
-            "no version can be built on {}: {}",
-            base.plan_name,
-            versions
-                .iter()
-                .filter_map(|v| v.reason.as_deref())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-    }
-    answer.versions = versions;
-    Ok(answer)
+    Ok(Prepared {
+        rated,
+        answer,
+        base: Some((base, rates, base_cost)),
+        bench_rank_costs,
+        review,
+    })
 }
 
 fn count_word(n: u64, one: &str, many: &str) -> String {

@@ -14,6 +14,7 @@ use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::jobs::Worker;
 use domain::services::members::Members;
+use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
 use http_api::wire::plans::Plan;
 use http_api::{AppState, HttpConfig, Limits};
@@ -21,6 +22,7 @@ use pricing_core::RateCard;
 use store_diesel::Stores;
 
 use crate::config::Settings;
+use crate::jobs::JobHandlers;
 use crate::system::{self, Ports};
 
 /// The HTTP adapter's configuration from the settings.
@@ -75,6 +77,9 @@ pub struct Shared {
     pub jobs_waker: Arc<tokio::sync::Notify>,
     /// Outbound member email (`[email]`; recording by default).
     pub mailer: Arc<dyn domain::ports::Mailer>,
+    /// How long price-on-plan waits for pricing before answering 202
+    /// (`pricing.wait_budget_ms`).
+    pub wait_budget: std::time::Duration,
 }
 
 impl Shared {
@@ -88,6 +93,7 @@ impl Shared {
             card: Arc::new(card),
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
             mailer: Arc::new(mail::RecordingMailer::new()),
+            wait_budget: price_on_plan::DEFAULT_WAIT_BUDGET,
         })
     }
 
@@ -100,24 +106,39 @@ impl Shared {
     }
 }
 
-/// The job worker over `stores` and `ports`, with the market-comparison
-/// handler for `card`.
+/// The job worker over `stores` and `ports`, with the handlers of every
+/// job kind: the market comparison and price-on-plan pricing.
 #[must_use]
-pub fn comparison_worker(
-    stores: &Stores,
-    ports: &Ports,
-    card: &Arc<RateCard>,
-) -> (Worker, ComparisonHandler) {
+pub fn job_worker(stores: &Stores, ports: &Ports, shared: &Shared) -> (Worker, JobHandlers) {
     (
         Worker::new(Arc::clone(&stores.jobs), Arc::clone(&ports.clock)),
-        ComparisonHandler::new(
-            Arc::clone(&stores.groups),
-            Arc::clone(&stores.census),
-            Arc::clone(&ports.clock),
-            Arc::clone(&ports.entropy),
-            Arc::clone(card),
-        ),
+        JobHandlers {
+            comparison: ComparisonHandler::new(
+                Arc::clone(&stores.groups),
+                Arc::clone(&stores.census),
+                Arc::clone(&ports.clock),
+                Arc::clone(&ports.entropy),
+                Arc::clone(&shared.card),
+            ),
+            price_on_plan: PriceOnPlanHandler::new(price_on_plan_service(stores, ports, shared)),
+        },
     )
+}
+
+/// The price-on-plan service over `stores` and `ports`.
+#[must_use]
+pub fn price_on_plan_service(stores: &Stores, ports: &Ports, shared: &Shared) -> PriceOnPlan {
+    PriceOnPlan::new(
+        PriceOnPlanPorts {
+            quotes: Arc::clone(&stores.quotes),
+            jobs: Arc::clone(&stores.jobs),
+            clock: Arc::clone(&ports.clock),
+            entropy: Arc::clone(&ports.entropy),
+        },
+        Arc::clone(&shared.card),
+        shared.wait_budget,
+    )
+    .with_waker(Arc::clone(&shared.jobs_waker))
 }
 
 /// The plan catalogue of `GET /plans` for `card`.
@@ -156,6 +177,7 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
             },
             Arc::clone(&shared.card),
         ),
+        price_on_plan: price_on_plan_service(stores, ports, shared),
         enrollments: Enrollments::new(
             Arc::clone(&stores.groups),
             Arc::clone(&stores.quotes),

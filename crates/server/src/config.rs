@@ -114,7 +114,8 @@ pub struct RateLimits {
 pub struct PricingSettings {
     /// Path of the rate card in use.
     pub rate_card: PathBuf,
-    /// How long price-on-plan waits before answering 202 (at least 1).
+    /// How long price-on-plan waits before answering 202; 0 answers 202 at
+    /// once and leaves the pricing to the job worker.
     pub wait_budget_ms: u64,
 }
 
@@ -299,7 +300,7 @@ impl Settings {
         };
         let pricing = PricingSettings {
             rate_card: l.path("pricing.rate_card")?,
-            wait_budget_ms: l.limit("pricing.wait_budget_ms")?,
+            wait_budget_ms: l.at_least("pricing.wait_budget_ms", 0)?,
         };
         let webhooks = WebhookSettings {
             allow_insecure_endpoints: l.bool("webhooks.allow_insecure_endpoints")?,
@@ -399,9 +400,13 @@ impl Layers {
     }
 
     fn limit<T: TryFrom<i64>>(&self, key: &str) -> Result<T, ConfigError> {
+        self.at_least(key, 1)
+    }
+
+    fn at_least<T: TryFrom<i64>>(&self, key: &str, min: i64) -> Result<T, ConfigError> {
         match self.value(key) {
-            Some(Value::Integer(n)) if *n < 1 => {
-                Err(self.invalid(key, format!("must be at least 1, got {n}")))
+            Some(Value::Integer(n)) if *n < min => {
+                Err(self.invalid(key, format!("must be at least {min}, got {n}")))
             }
             Some(Value::Integer(n)) => {
                 T::try_from(*n).map_err(|_| self.invalid(key, format!("is too large, got {n}")))

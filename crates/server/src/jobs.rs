@@ -1,14 +1,17 @@
 //! The background job worker of `serve`: it runs the market comparisons
-//! census writes enqueue, on a thread of its own so a long simulation never
-//! holds up HTTP workers. Jobs live in the database, so a job a stopped
+//! census writes enqueue and the price-on-plan pricings queued or left
+//! behind by a stopped process, on a thread of its own so a long simulation
+//! never holds up HTTP workers. Jobs live in the database, so a job a stopped
 //! process had claimed is taken over by any process once its lease runs
 //! out; several processes on one PostgreSQL never run one claim twice.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use domain::job::JobKind;
-use domain::services::jobs::{Step, Worker};
+use async_trait::async_trait;
+use domain::job::{Job, JobKind};
+use domain::services::jobs::{JobHandler, JobOutput, Step, Worker};
+use domain::services::price_on_plan::PriceOnPlanHandler;
 use domain::services::quotes::ComparisonHandler;
 use tokio::sync::Notify;
 
@@ -20,12 +23,31 @@ pub const IDLE_POLL: Duration = Duration::from_millis(500);
 pub const ERROR_BACKOFF: Duration = Duration::from_secs(2);
 
 /// The kinds this worker runs.
-pub const KINDS: [JobKind; 1] = [JobKind::MarketComparison];
+pub const KINDS: [JobKind; 2] = [JobKind::MarketComparison, JobKind::PriceOnPlan];
+
+/// The handler of each job kind.
+#[derive(Clone)]
+pub struct JobHandlers {
+    /// The census's market comparison.
+    pub comparison: ComparisonHandler,
+    /// Price-on-plan pricing.
+    pub price_on_plan: PriceOnPlanHandler,
+}
+
+#[async_trait]
+impl JobHandler for JobHandlers {
+    async fn run(&self, job: &Job) -> Result<JobOutput, String> {
+        match job.job.kind {
+            JobKind::MarketComparison => self.comparison.run(job).await,
+            JobKind::PriceOnPlan => self.price_on_plan.run(job).await,
+        }
+    }
+}
 
 /// Runs jobs until the future is dropped: a due job is run at once; when
 /// none is due the worker sleeps until `waker` fires or [`IDLE_POLL`]
 /// passes.
-pub async fn run(worker: Worker, handler: ComparisonHandler, waker: Arc<Notify>) {
+pub async fn run(worker: Worker, handler: JobHandlers, waker: Arc<Notify>) {
     loop {
         match worker.step(&KINDS, &handler).await {
             Ok(Step::Idle) => {
@@ -54,7 +76,7 @@ pub async fn run(worker: Worker, handler: ComparisonHandler, waker: Arc<Notify>)
 /// The first store failure.
 pub async fn drain(
     worker: &Worker,
-    handler: &ComparisonHandler,
+    handler: &JobHandlers,
 ) -> Result<u32, domain::services::ServiceError> {
     let mut ran = 0;
     while worker.step(&KINDS, handler).await? != Step::Idle {

@@ -52,6 +52,7 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     tracing::info!(rate_card = card.version(), "rate card loaded");
     let mut parts = compose::Shared::of(card)?;
     parts.mailer = crate::mail::mailer(settings)?;
+    parts.wait_budget = std::time::Duration::from_millis(settings.pricing.wait_budget_ms);
     let shared = match &db {
         Database::Sqlite { .. } => Some(system::open_stores(settings, POOL_PER_WORKER)?),
         Database::Postgres { .. } => None,
@@ -101,7 +102,7 @@ fn spawn_job_worker(
         Some(s) => s,
         None => system::open_stores(settings, 2)?,
     };
-    let (worker, handler) = compose::comparison_worker(&stores, ports, &parts.card);
+    let (worker, handler) = compose::job_worker(&stores, ports, parts);
     let waker = Arc::clone(&parts.jobs_waker);
     std::thread::Builder::new()
         .name("jobs".to_owned())

@@ -13,7 +13,7 @@ use domain::job::{Job, JobKind, JobState, NewJob};
 use domain::member::{EnrollmentStatus, InvitationStatus, MemberState};
 use domain::mode::Mode;
 use domain::partner::{BenefitsAdmin, Capability, Partner, PartnerKind};
-use domain::quote::{Quote, QuoteStatus};
+use domain::quote::{Quote, QuoteKind, QuoteStatus};
 use domain::scope::Scope;
 use domain::store::StoreError;
 
@@ -346,6 +346,8 @@ pub(crate) struct QuoteRow {
     pub expires_at: i64,
     pub body: String,
     pub created_at: i64,
+    pub kind: String,
+    pub request_digest: Option<String>,
 }
 
 impl QuoteRow {
@@ -360,12 +362,16 @@ impl QuoteRow {
             expires_at: q.expires_at,
             body: to_json(&q.body)?,
             created_at: q.created_at,
+            kind: q.kind.as_str().to_owned(),
+            request_digest: q.request_digest.clone(),
         })
     }
 
     pub(crate) fn into_domain(self) -> R<Quote> {
         Ok(Quote {
             id: QuoteId::parse(&self.id).map_err(|_| corrupt("quote id", &self.id))?,
+            kind: QuoteKind::parse(&self.kind).ok_or_else(|| corrupt("quote kind", &self.kind))?,
+            request_digest: self.request_digest,
             scope: scope(&self.partner_id, &self.mode)?,
             group_id: GroupId::parse(&self.group_id)
                 .map_err(|_| corrupt("group id", &self.group_id))?,

@@ -91,6 +91,8 @@ diesel::table! {
         expires_at -> BigInt,
         body -> Text,
         created_at -> BigInt,
+        kind -> Text,
+        request_digest -> Nullable<Text>,
     }
 }
 

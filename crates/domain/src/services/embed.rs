@@ -15,7 +15,7 @@ use crate::ids::{EmbedSessionId, GroupId, PartnerId, QuoteId};
 use crate::mode::Mode;
 use crate::page::PageRequest;
 use crate::ports::{Clock, Entropy, Minter, Sealer, now_secs};
-use crate::quote::{Quote, QuoteStatus};
+use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::ServiceError;
 use crate::store::QuoteStore;
@@ -151,6 +151,11 @@ impl EmbedSessions {
         if &quote.group_id != group {
             return Err(foreign());
         }
+        if quote.kind != QuoteKind::Quote {
+            return Err(ServiceError::Conflict(
+                "a price-on-plan quote has no offer page; name a quote of the group (POST /groups/{groupId}/quotes)".to_owned(),
+            ));
+        }
         if quote.status != QuoteStatus::Ready {
             return Err(ServiceError::Conflict(format!(
                 "the quote is {}; only a ready quote can be shown",
@@ -175,11 +180,9 @@ impl EmbedSessions {
         for _ in 0..MAX_PAGES {
             let found = self.quotes.quotes(scope, group, &page).await?;
             let next = found.next.clone();
-            if let Some(q) = found
-                .items
-                .into_iter()
-                .find(|q| q.status == QuoteStatus::Ready && q.expires_at > now)
-            {
+            if let Some(q) = found.items.into_iter().find(|q| {
+                q.kind == QuoteKind::Quote && q.status == QuoteStatus::Ready && q.expires_at > now
+            }) {
                 return Ok(q);
             }
             match next {

@@ -15,6 +15,7 @@ use crate::hex;
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::mode::Mode;
 use crate::ports::{Clock, Entropy, Mailer, Minter};
+use crate::quote::QuoteKind;
 use crate::scope::Scope;
 use crate::services::quotes::group_pricing_digest;
 use crate::services::{ServiceError, with_fresh_id};
@@ -142,6 +143,11 @@ impl Enrollments {
             }
             Err(e) => return Err(e.into()),
         };
+        if quote.kind == QuoteKind::PriceOnPlan {
+            return Err(ServiceError::Conflict(
+                "a price-on-plan quote prices a lead and cannot be enrolled; create a quote of the group (POST /groups/{groupId}/quotes) and enroll with it".to_owned(),
+            ));
+        }
         let now_ms = self.clock.now_ms();
         let now = now_ms.div_euclid(1000);
         check_quote_use(

@@ -29,7 +29,7 @@ use crate::ids::{GroupId, QuoteId};
 use crate::job::JobKind;
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Entropy, Minter};
-use crate::quote::{Quote, QuoteStatus};
+use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::{ServiceError, with_fresh_id};
 use crate::store::{CensusStore, GroupStore, JobStore, QuoteStore};
@@ -271,6 +271,8 @@ impl Quotes {
         let minter = Minter::new(self.entropy.as_ref());
         let template = Quote {
             id: minter.quote_id_at(now_ms),
+            kind: QuoteKind::Quote,
+            request_digest: None,
             scope: scope.clone(),
             group_id: group_id.clone(),
             status,

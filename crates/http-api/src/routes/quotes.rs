@@ -5,6 +5,7 @@ use actix_web::{HttpRequest, get, post, web};
 
 use domain::error::FieldError;
 use domain::ids::QuoteId;
+use domain::quote::QuoteKind;
 use domain::services::ServiceError;
 use domain::services::quotes::{QuoteInput as DomainInput, VersionId, check_start, date_of};
 use pricing_core::census::date_opt;
@@ -16,9 +17,10 @@ use crate::error::{ApiError, ErrorBody};
 use crate::limits;
 use crate::page;
 use crate::reply::Reply;
+use crate::routes::price_on_plan::form_of;
 use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
 use crate::state::AppState;
-use crate::wire::quotes::{QuoteInput, QuoteList, QuoteOut};
+use crate::wire::quotes::{QuoteInput, QuoteItem, QuoteList, QuoteOut};
 
 /// The one not-found of a quote, whoever's it is.
 pub(crate) const NO_QUOTE: &str = "no such quote in this mode";
@@ -194,7 +196,7 @@ pub async fn list_quotes(
         quotes: page
             .items
             .iter()
-            .map(QuoteOut::of)
+            .map(QuoteItem::of)
             .collect::<Result<_, _>>()?,
     })
 }
@@ -227,5 +229,11 @@ pub async fn get_quote(
         .get(&caller.principal.scope(), &id)
         .await
         .map_err(|e| not_found_as(e, NO_QUOTE))?;
-    Reply::ok(&QuoteOut::of(&quote)?)
+    match quote.kind {
+        QuoteKind::Quote => Reply::ok(&QuoteOut::of(&quote)?),
+        // A price-on-plan quote reads back its stored answer, whole.
+        QuoteKind::PriceOnPlan => {
+            crate::routes::price_on_plan::answer(&state, form_of(&caller), &quote, false, None)
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use domain::quote::Quote;
+use domain::quote::{Quote, QuoteKind};
 
 use crate::casing::camel_keys_to_snake;
 use crate::error::ApiError;
@@ -262,6 +262,60 @@ impl QuoteOut {
     }
 }
 
+/// A price-on-plan quote in a list: its identity and status; its answer is
+/// read through `GET /quotes/{id}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PriceOnPlanSummary {
+    /// `qt_` id.
+    pub id: String,
+    /// Group.
+    pub group_id: String,
+    /// `test` or `live`.
+    pub mode: String,
+    /// Always `price_on_plan`.
+    #[schema(example = "price_on_plan")]
+    pub kind: String,
+    /// `pricing`, `ready`, `in_review` or `unavailable`.
+    pub status: String,
+    /// When the quote stops being current.
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// Creation time.
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+/// An item of a quote list: a quote, or a price-on-plan quote's summary.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum QuoteItem {
+    /// `POST /groups/{id}/quotes`.
+    Quote(Box<QuoteOut>),
+    /// `POST /price-on-plan`.
+    PriceOnPlan(PriceOnPlanSummary),
+}
+
+impl QuoteItem {
+    /// The item for a stored quote.
+    ///
+    /// # Errors
+    /// 500 when the stored document does not read back (a bug).
+    pub fn of(q: &Quote) -> Result<Self, ApiError> {
+        Ok(match q.kind {
+            QuoteKind::Quote => Self::Quote(Box::new(QuoteOut::of(q)?)),
+            QuoteKind::PriceOnPlan => Self::PriceOnPlan(PriceOnPlanSummary {
+                id: q.id.as_str().to_owned(),
+                group_id: q.group_id.as_str().to_owned(),
+                mode: q.scope.mode.as_str().to_owned(),
+                kind: q.kind.as_str().to_owned(),
+                status: q.status.as_str().to_owned(),
+                expires_at: timestamp(q.expires_at),
+                created_at: timestamp(q.created_at),
+            }),
+        })
+    }
+}
+
 /// A page of quotes.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"quotes": [{
@@ -283,7 +337,7 @@ impl QuoteOut {
 }], "next_cursor": null}))]
 pub struct QuoteList {
     /// Newest first.
-    pub quotes: Vec<QuoteOut>,
+    pub quotes: Vec<QuoteItem>,
     /// Cursor of the next page; null on the last.
     pub next_cursor: Option<String>,
 }

@@ -1,6 +1,6 @@
 //! The request, context and typed answer of price-on-plan.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::census::{CensusMember, CensusRules};
 use crate::figures::{Figures, Hsa};
@@ -36,7 +36,7 @@ pub struct PricingContext<'a> {
 }
 
 /// Overall and per-version status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
     /// Priced.
@@ -57,7 +57,7 @@ impl From<ReviewStatus> for PlanStatus {
 }
 
 /// `engine` (benchmark from market plans) or `cost_plus` (from the card).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PricingMethod {
     /// A platinum PPO among the market plans set the benchmark.
@@ -67,7 +67,7 @@ pub enum PricingMethod {
 }
 
 /// Where a plan came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanSource {
     /// The request's `plan`.
@@ -79,7 +79,7 @@ pub enum PlanSource {
 }
 
 /// Counts of market plans by role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UsedPlans {
     /// Sent.
     pub sent: usize,
@@ -92,7 +92,7 @@ pub struct UsedPlans {
 }
 
 /// The base plan the versions are built on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnderlyingPlan {
     /// Design.
     pub plan: BasePlan,
@@ -111,7 +111,7 @@ pub struct UnderlyingPlan {
 }
 
 /// The benchmark plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Benchmark {
     /// Carrier.
     pub carrier: String,
@@ -142,7 +142,7 @@ pub struct Benchmark {
 }
 
 /// Comparison of a version with the benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Comparison {
     /// Benchmark annual − joint annual (signed).
     pub annual_savings_cents: Cents,
@@ -159,7 +159,7 @@ pub struct Comparison {
 }
 
 /// Households of one shape and their average joint monthly cost.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HouseholdRateRow {
     /// Tier label, or `unknown` for households priced on the mix.
     pub label: String,
@@ -172,7 +172,7 @@ pub struct HouseholdRateRow {
 }
 
 /// What a new household of a shape would cost per month.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewMemberRate {
     /// Tier label.
     pub label: String,
@@ -183,7 +183,7 @@ pub struct NewMemberRate {
 }
 
 /// How the price renews.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Renewal {
     /// Method.
     pub method: String,
@@ -192,7 +192,7 @@ pub struct Renewal {
 }
 
 /// Member out-of-pocket maxima of a version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemberOopMax {
     /// Self-only.
     pub individual_cents: Cents,
@@ -205,7 +205,7 @@ pub struct MemberOopMax {
 }
 
 /// Everything priced for one version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PricedVersion {
     /// Money figures.
     pub figures: Figures,
@@ -228,7 +228,7 @@ pub struct PricedVersion {
 }
 
 /// One version's result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VersionResult {
     /// Version id.
     pub id: VersionId,
@@ -253,7 +253,7 @@ pub struct VersionResult {
 }
 
 /// The engine's answer to a price-on-plan request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PriceOnPlan {
     /// `ready`, `in_review` or `unavailable`.
     pub status: PlanStatus,

@@ -277,10 +277,10 @@ fn each_validation_names_the_key_and_the_source() {
             "rate_limits.failed_auth_per_minute is too large, got 5000000000 (from config file FILE)",
         ),
         (
-            Some("[pricing]\nwait_budget_ms = 0"),
+            Some("[pricing]\nwait_budget_ms = -1"),
             vec![],
             none.clone(),
-            "pricing.wait_budget_ms must be at least 1, got 0 (from config file FILE)",
+            "pricing.wait_budget_ms must be at least 0, got -1 (from config file FILE)",
         ),
         (
             Some("[pricing]\nrate_card = \"\""),

@@ -613,7 +613,8 @@ impl Library {
                 .await
                 .unwrap();
             assert_eq!(usize::try_from(written.accepted).unwrap(), employees);
-            let (worker, handler) = server::compose::comparison_worker(s, p, &self.card);
+            let shared = server::compose::Shared::of((*self.card).clone()).unwrap();
+            let (worker, handler) = server::compose::job_worker(s, p, &shared);
             assert_eq!(server::jobs::drain(&worker, &handler).await.unwrap(), 1);
             let quote = self
                 .quotes()

@@ -146,10 +146,27 @@ impl TestApp {
 
     /// The application with `config`.
     pub fn with_config(db: TestDb, config: HttpConfig) -> Self {
+        Self::with_parts(db, config, |_| {})
+    }
+
+    /// The application whose price-on-plan waits `budget` for pricing
+    /// (zero: every new request answers 202 and the job worker prices it).
+    #[allow(dead_code, reason = "the price-on-plan tests follow")]
+    pub fn with_wait_budget(db: TestDb, budget: std::time::Duration) -> Self {
+        Self::with_parts(db, HttpConfig::default(), |p| p.wait_budget = budget)
+    }
+
+    /// The application with `config` and the shared parts `adjust` sets.
+    pub fn with_parts(
+        db: TestDb,
+        config: HttpConfig,
+        adjust: impl FnOnce(&mut server::compose::Shared),
+    ) -> Self {
         let clock = Arc::new(ManualClock::new());
         let shared: Arc<dyn Clock> = clock.clone();
         let ports = ports_with(shared);
         let mut parts = server::compose::Shared::builtin().unwrap();
+        adjust(&mut parts);
         let mail = Arc::new(mail::RecordingMailer::new());
         parts.mailer = mail.clone();
         let state = server::compose::app_state(&db.stores, &ports, config.clone(), &parts);
@@ -174,7 +191,7 @@ impl TestApp {
     /// writes enqueued) to completion; returns how many ran.
     pub async fn run_jobs(&self) -> u32 {
         let (worker, handler) =
-            server::compose::comparison_worker(&self.db.stores, &self.ports, &self.shared.card);
+            server::compose::job_worker(&self.db.stores, &self.ports, &self.shared);
         server::jobs::drain(&worker, &handler).await.unwrap()
     }
 

@@ -33,7 +33,7 @@ use crate::rows::{JobRow, MemberRow, int, member_data};
 use crate::schema::{groups, jobs, members};
 
 /// A member row of `scope`'s group `gid` with the default roster state.
-fn member_row(
+pub(crate) fn member_row(
     scope: &Scope,
     gid: &str,
     id: &MemberId,

@@ -9,18 +9,21 @@ use domain::enrollment::Enrollment;
 use domain::event::NewEvent;
 use domain::group::{CompanyState, GroupStatus};
 use domain::ids::{EnrollmentId, GroupId, QuoteId};
+use domain::job::JobState;
 use domain::page::{Cursor, Page, PageRequest};
+use domain::quote::QuoteKind;
 use domain::quote::{Quote, QuoteStatus};
 use domain::scope::Scope;
 use domain::services::quotes::group_pricing_digest;
-use domain::store::{Conflict, QuoteStore, StoreError, StoreResult};
+use domain::store::{Conflict, Lead, QuoteStore, StoreError, StoreResult};
 
+use super::census::member_row;
 use super::groups::{advance, domain_held, load_group, lock_group};
 use super::outbox::append_events;
-use super::{Conn, Store};
+use super::{Conn, Store, insert_members};
 use crate::error::{TxError, db};
-use crate::rows::{EnrollmentRow, QuoteRow};
-use crate::schema::{enrollments, quotes};
+use crate::rows::{EnrollmentRow, GroupRow, JobRow, QuoteRow};
+use crate::schema::{enrollments, groups, jobs, quotes};
 
 #[async_trait]
 impl QuoteStore for Store {
@@ -115,6 +118,73 @@ impl QuoteStore for Store {
         })
         .await?;
         Ok(())
+    }
+
+    async fn insert_lead(&self, lead: &Lead) -> StoreResult<()> {
+        let group = GroupRow::new(&lead.group)?;
+        let quote = QuoteRow::new(&lead.quote)?;
+        let scope = &lead.quote.scope;
+        let now = lead.census.now;
+        let mut job = JobRow::new(&lead.job);
+        if let Some(until) = lead.claimed_until_ms {
+            job.state = JobState::Running.as_str().to_owned();
+            job.attempts = 1;
+            job.locked_until_ms = Some(until);
+        }
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(self, conn, async |c: &mut Conn| {
+            if domain_held(c, &group.mode, &group.domain, &group.id).await? {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
+            }
+            diesel::insert_into(groups::table)
+                .values(&group)
+                .execute(c)
+                .await?;
+            let members = lead
+                .census
+                .rows
+                .iter()
+                .zip(&lead.census.fresh_ids)
+                .enumerate()
+                .map(|(i, (m, id))| member_row(scope, &group.id, id, m, i, now, now))
+                .collect::<StoreResult<Vec<_>>>()?;
+            insert_members(c, members).await?;
+            diesel::insert_into(quotes::table)
+                .values(&quote)
+                .execute(c)
+                .await?;
+            diesel::insert_into(jobs::table)
+                .values(&job)
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn lead_quote(
+        &self,
+        scope: &Scope,
+        request_digest: &str,
+        now: i64,
+    ) -> StoreResult<Option<Quote>> {
+        let mut conn = self.conn().await?;
+        quotes::table
+            .filter(quotes::partner_id.eq(scope.partner.as_str()))
+            .filter(quotes::mode.eq(scope.mode.as_str()))
+            .filter(quotes::request_digest.eq(request_digest))
+            .filter(quotes::kind.eq(QuoteKind::PriceOnPlan.as_str()))
+            .filter(quotes::expires_at.gt(now))
+            .order((quotes::created_at.desc(), quotes::id.desc()))
+            .select(QuoteRow::as_select())
+            .first(&mut *conn)
+            .await
+            .optional()
+            .map_err(db)?
+            .map(QuoteRow::into_domain)
+            .transpose()
     }
 
     async fn quotes(

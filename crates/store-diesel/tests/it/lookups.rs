@@ -7,7 +7,7 @@ use domain::ids::{EnrollmentId, GroupId, JobId, PartnerId, QuoteId};
 use domain::job::{JobKind, NewJob};
 use domain::mode::Mode;
 use domain::partner::Activity;
-use domain::quote::{Quote, QuoteStatus};
+use domain::quote::{Quote, QuoteKind, QuoteStatus};
 use domain::scope::Scope;
 use domain::services::quotes::group_pricing_digest;
 use domain::store::{Conflict, StoreError};
@@ -23,6 +23,8 @@ use crate::outbox::event;
 fn quote(n: u16, scope: &Scope, group: &GroupId, at: i64) -> Quote {
     let [a, b] = n.to_be_bytes();
     Quote {
+        kind: QuoteKind::Quote,
+        request_digest: None,
         id: QuoteId::from_bytes([0, 0, 0, 0x51, a, b]),
         scope: scope.clone(),
         group_id: group.clone(),

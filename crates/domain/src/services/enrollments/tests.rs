@@ -7,7 +7,7 @@ use serde_json::json;
 use super::*;
 use crate::ids::PartnerId;
 use crate::ports::{MockClock, MockEntropy};
-use crate::quote::{Quote, QuoteStatus};
+use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::store::{MockGroupStore, MockQuoteStore};
 
 #[test]
@@ -115,6 +115,8 @@ fn group(sc: &Scope, company_state: Option<CompanyState>) -> Group {
 /// A ready, current quote of the group that expires in a day.
 fn quote(sc: &Scope) -> Quote {
     Quote {
+        kind: QuoteKind::Quote,
+        request_digest: None,
         id: quote_id(),
         scope: sc.clone(),
         group_id: group_id(),

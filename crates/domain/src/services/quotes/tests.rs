@@ -490,6 +490,8 @@ async fn an_id_collision_is_retried_with_a_fresh_id() {
 
 fn stored_quote(sc: &Scope, status: QuoteStatus) -> Quote {
     Quote {
+        kind: QuoteKind::Quote,
+        request_digest: None,
         id: quote_id(),
         scope: sc.clone(),
         group_id: group_id(),

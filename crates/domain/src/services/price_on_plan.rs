@@ -1,0 +1,653 @@
+//! Price-on-plan (`POST /price-on-plan`): the `diamond` and `value`
+//! versions priced by `pricing-core` on one plan the partner priced itself,
+//! with the census kept as a lead (a new group, its census and a quote).
+//!
+//! A request is validated, rated and classified at once ([`PriceOnPlan::prepare`]),
+//! so a bad one is answered before anything is stored or charged. A good
+//! one is stored as a lead with its pricing job in one transaction
+//! ([`PriceOnPlan::start`]) and then priced, by the request itself within
+//! the configured wait budget and, past it, in the background: the caller
+//! gets `pricing` and sends the same body again. That body finds the
+//! stored quote by the request's digest ([`PriceOnPlan::find`]): pending,
+//! or finished with the stored answer. The job is durable: a process that
+//! stops mid-pricing leaves a claimed job whose lease runs out, and any
+//! process's worker then prices it ([`PriceOnPlanHandler`]).
+
+mod handler;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pricing_core::census::{CensusMember, is_zip5};
+use pricing_core::price_on_plan::{PlanStatus, Prepared, Preview};
+use pricing_core::{
+    CensusRules, MarketPlan, PartnerPlan, PriceOnPlanRequest, PricingContext, PricingError,
+    RateCard,
+};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+use time::Date;
+use tokio::sync::Notify;
+
+use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
+use crate::error::FieldError;
+use crate::group::{Address, Group, GroupFields, GroupStatus};
+use crate::hex;
+use crate::ids::{GroupId, JobId, QuoteId};
+use crate::job::{JobKind, NewJob};
+use crate::ports::{Clock, Entropy, Minter};
+use crate::quote::{Quote, QuoteKind, QuoteStatus};
+use crate::scope::Scope;
+use crate::services::ServiceError;
+use crate::services::jobs::JOB_LEASE_MS;
+use crate::services::quotes::{date_of, next_month_start};
+use crate::store::{Conflict, JobStore, Lead, QuoteStore, StoreError};
+
+pub use handler::PriceOnPlanHandler;
+
+/// How many times a lead is stored with fresh ids after an id collision.
+const ID_ATTEMPTS: u32 = 3;
+
+/// The default wait budget (contract: `pricing.wait_budget_ms`).
+pub const DEFAULT_WAIT_BUDGET: Duration = Duration::from_secs(10);
+
+/// The company of a request (`company`); every field optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Company {
+    /// Name.
+    pub name: Option<String>,
+    /// Domain (a lowercase DNS name).
+    pub domain: Option<String>,
+    /// The partner's own company id.
+    pub external_id: Option<String>,
+    /// Five-digit ZIP; the first census ZIP when omitted.
+    pub zip: Option<String>,
+    /// Two-letter state.
+    pub state: Option<String>,
+}
+
+/// A parsed price-on-plan request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PricingInput {
+    /// The census.
+    pub census: Vec<CensusMember>,
+    /// The plan to price on.
+    pub plan: Option<PartnerPlan>,
+    /// Every plan the partner quoted.
+    pub market_plans: Vec<MarketPlan>,
+    /// The company; a generated one when `None`.
+    pub company: Option<Company>,
+    /// The caller's census rules (brokers need `dob`).
+    pub rules: CensusRules,
+    /// Whether `plan` is required (broker keys); HR platforms may send
+    /// only `market_plans`.
+    pub plan_required: bool,
+}
+
+/// The pricing job's payload: everything needed to price the request
+/// again after a restart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Payload {
+    quote_id: QuoteId,
+    plan_year_start: String,
+    require_dob: bool,
+    company_zip: Option<String>,
+    census: Vec<CensusMember>,
+    plan: Option<PartnerPlan>,
+    market_plans: Vec<MarketPlan>,
+    /// The service's own assumptions (plan year, company, ZIP), reported
+    /// after the engine's.
+    assumptions: Vec<String>,
+}
+
+/// A price-on-plan quote's stored document: what was known before pricing
+/// and, once priced, the engine's answer. The HTTP adapter renders it in
+/// the caller's form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    /// Plan-year start priced (`YYYY-MM-DD`).
+    pub plan_year_start: String,
+    /// Known before the simulation: market plan roles, census size.
+    pub preview: Preview,
+    /// When the answer is expected, Unix seconds.
+    pub estimated_ready_at: i64,
+    /// When the answer was made, Unix seconds.
+    pub generated_at: Option<i64>,
+    /// The engine's answer, once priced.
+    pub answer: Option<pricing_core::PriceOnPlan>,
+}
+
+impl Document {
+    /// Reads a stored document.
+    ///
+    /// # Errors
+    /// [`ServiceError::Internal`] when the document does not read back.
+    pub fn of(quote: &Quote) -> Result<Self, ServiceError> {
+        serde_json::from_value(quote.body.clone()).map_err(|e| ServiceError::Internal(Box::new(e)))
+    }
+
+    /// Seconds a caller should wait before sending the body again.
+    #[must_use]
+    pub fn retry_after_secs(&self, now: i64) -> u32 {
+        u32::try_from((self.estimated_ready_at - now).clamp(1, 30)).unwrap_or(1)
+    }
+}
+
+/// What a request came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Priced: the quote holds the answer (`ready`, `in_review` or
+    /// `unavailable`).
+    Finished(Quote),
+    /// Still pricing (`pricing`): send the same body again.
+    Pending(Quote),
+}
+
+/// A request validated and prepared, ready to be stored and priced.
+#[derive(Debug)]
+pub struct Ready {
+    input: PricingInput,
+    prepared: Prepared,
+    company_zip: Option<String>,
+    assumptions: Vec<String>,
+    start: Date,
+}
+
+impl Ready {
+    /// What is known before the simulation.
+    #[must_use]
+    pub fn preview(&self) -> Preview {
+        self.prepared.preview()
+    }
+}
+
+/// The price-on-plan service.
+#[derive(Clone)]
+pub struct PriceOnPlan {
+    quotes: Arc<dyn QuoteStore>,
+    jobs: Arc<dyn JobStore>,
+    clock: Arc<dyn Clock>,
+    entropy: Arc<dyn Entropy>,
+    card: Arc<RateCard>,
+    wait_budget: Duration,
+    waker: Option<Arc<Notify>>,
+}
+
+/// The ports of the price-on-plan service.
+#[derive(Clone)]
+pub struct PriceOnPlanPorts {
+    /// Quotes (and leads).
+    pub quotes: Arc<dyn QuoteStore>,
+    /// Jobs.
+    pub jobs: Arc<dyn JobStore>,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// Ids.
+    pub entropy: Arc<dyn Entropy>,
+}
+
+impl PriceOnPlan {
+    /// The service over its ports, the card in use and the wait budget.
+    #[must_use]
+    pub fn new(ports: PriceOnPlanPorts, card: Arc<RateCard>, wait_budget: Duration) -> Self {
+        Self {
+            quotes: ports.quotes,
+            jobs: ports.jobs,
+            clock: ports.clock,
+            entropy: ports.entropy,
+            card,
+            wait_budget,
+            waker: None,
+        }
+    }
+
+    /// Wakes `waker` (this process's job worker) when a job is queued.
+    #[must_use]
+    pub fn with_waker(mut self, waker: Arc<Notify>) -> Self {
+        self.waker = Some(waker);
+        self
+    }
+
+    /// The wait budget.
+    #[must_use]
+    pub fn wait_budget(&self) -> Duration {
+        self.wait_budget
+    }
+
+    /// The plan-year start a request made now is priced for: the first day
+    /// of next month.
+    #[must_use]
+    pub fn plan_year_start(&self) -> Date {
+        next_month_start(date_of(self.clock.now_ms().div_euclid(1000)))
+    }
+
+    /// The digest by which the same request finds its quote again: the
+    /// canonical body (field order and style do not matter), the card
+    /// version and the plan-year start. The scope is part of the lookup.
+    #[must_use]
+    pub fn request_digest(&self, canonical_body: &[u8], start: Date) -> String {
+        let mut h = Sha256::new();
+        h.update(self.card.version().as_bytes());
+        h.update(b"|");
+        h.update(start.to_string().as_bytes());
+        h.update(b"|");
+        h.update(canonical_body);
+        hex::encode(&h.finalize())
+    }
+
+    /// The quote an earlier identical request made: finished, or pending
+    /// while its pricing job is open. A pending quote whose job gave up is
+    /// not found (the request prices again), nor is an expired one.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn find(&self, scope: &Scope, digest: &str) -> Result<Option<Outcome>, ServiceError> {
+        let now = self.clock.now_ms().div_euclid(1000);
+        let Some(quote) = self.quotes.lead_quote(scope, digest, now).await? else {
+            return Ok(None);
+        };
+        if quote.status != QuoteStatus::Pricing {
+            return Ok(Some(Outcome::Finished(quote)));
+        }
+        let open = self
+            .jobs
+            .open_job(scope, &quote.group_id, JobKind::PriceOnPlan)
+            .await?;
+        Ok(open.map(|_| Outcome::Pending(quote)))
+    }
+
+    /// Validates, rates and classifies a request (off the async workers):
+    /// every error a request can get comes from here, before anything is
+    /// stored or charged.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] naming every bad field;
+    /// [`ServiceError::CensusRequired`] or [`ServiceError::MarketUnavailable`]
+    /// when it cannot be priced.
+    pub async fn prepare(&self, scope: &Scope, input: PricingInput) -> Result<Ready, ServiceError> {
+        let start = self.plan_year_start();
+        let mut errors = Vec::new();
+        if input.census.len() > MAX_CENSUS_MEMBERS {
+            errors.push(FieldError::new(
+                "census",
+                format!("at most {MAX_CENSUS_MEMBERS} members"),
+            ));
+        }
+        if input.plan_required && input.plan.is_none() {
+            errors.push(FieldError::new("plan", "is required"));
+        }
+        if let Some(c) = &input.company {
+            errors.extend(company_errors(c));
+        }
+        let refs: Vec<(usize, &CensusMember)> = input.census.iter().enumerate().collect();
+        errors.extend(duplicate_errors("census", &refs));
+        let mut assumptions = vec![format!(
+            "Plan year starts {start} (the first day of next month)."
+        )];
+        let company_zip = match input.company.as_ref().and_then(|c| c.zip.clone()) {
+            Some(zip) => Some(zip),
+            None => {
+                let first = input
+                    .census
+                    .iter()
+                    .map(|m| m.zip.as_str())
+                    .find(|z| is_zip5(z))
+                    .map(str::to_owned);
+                if let Some(zip) = &first {
+                    assumptions.push(format!(
+                        "Company ZIP {zip}: company.zip was not sent, so the first census ZIP is used."
+                    ));
+                }
+                first
+            }
+        };
+        if input.company.is_none() {
+            assumptions.push(
+                "Company: none was sent, so the census is kept as a lead under a generated company."
+                    .to_owned(),
+            );
+        }
+        let card = Arc::clone(&self.card);
+        let request = PriceOnPlanRequest {
+            census: input.census.clone(),
+            plan: input.plan.clone(),
+            market_plans: input.market_plans.clone(),
+            company_zip: company_zip.clone(),
+        };
+        let rules = input.rules;
+        let partner = scope.partner.to_string();
+        let prepared = tokio::task::spawn_blocking(move || {
+            pricing_core::prepare(
+                &request,
+                PricingContext {
+                    card: &card,
+                    plan_year_start: start,
+                    partner: Some(&partner),
+                    rules,
+                },
+            )
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(Box::new(e)));
+        match prepared? {
+            Ok(prepared) if errors.is_empty() => Ok(Ready {
+                input,
+                prepared,
+                company_zip,
+                assumptions,
+                start,
+            }),
+            Ok(_) => Err(ServiceError::Invalid(sorted(errors))),
+            Err(PricingError::InvalidPlan(mut e) | PricingError::InvalidCensus(mut e)) => {
+                errors.append(&mut e);
+                Err(ServiceError::Invalid(sorted(errors)))
+            }
+            Err(_) if !errors.is_empty() => Err(ServiceError::Invalid(sorted(errors))),
+            Err(e) => Err(engine_error(e)),
+        }
+    }
+
+    /// Stores the lead and prices it: within what is left of the wait
+    /// budget since `received`, the finished quote; past it, the pending
+    /// one (the pricing goes on in the background and stores its answer).
+    ///
+    /// # Errors
+    /// [`ServiceError::Conflict`] when an enrolled group holds the
+    /// company's domain; store failures; [`ServiceError::Internal`] when
+    /// the pricing fails within the budget.
+    pub async fn start(
+        &self,
+        scope: &Scope,
+        ready: Ready,
+        digest: &str,
+        received: Instant,
+    ) -> Result<Outcome, ServiceError> {
+        let now_ms = self.clock.now_ms();
+        let now = now_ms.div_euclid(1000);
+        let preview = ready.prepared.preview();
+        let doc = Document {
+            plan_year_start: ready.start.to_string(),
+            estimated_ready_at: now + i64::from(estimate_secs(&preview)),
+            preview,
+            generated_at: None,
+            answer: None,
+        };
+        let body = serde_json::to_value(&doc).map_err(|e| ServiceError::Internal(Box::new(e)))?;
+        let inline = !self.wait_budget.is_zero();
+        let minter = Minter::new(self.entropy.as_ref());
+        let members = &ready.input.census;
+        let digest_of_census = rating_digest(members);
+        let mut attempt = 0;
+        let lead = loop {
+            let group = lead_group(
+                scope,
+                minter.group_id_at(now_ms),
+                ready.input.company.as_ref(),
+                ready.company_zip.as_deref(),
+                members.len(),
+                &digest_of_census,
+                now,
+                ready.start,
+            )?;
+            let quote = Quote {
+                id: minter.quote_id_at(now_ms),
+                kind: QuoteKind::PriceOnPlan,
+                request_digest: Some(digest.to_owned()),
+                scope: scope.clone(),
+                group_id: group.id.clone(),
+                status: QuoteStatus::Pricing,
+                rating_digest: crate::services::quotes::group_pricing_digest(&group),
+                expires_at: now.saturating_add(
+                    i64::from(
+                        self.card
+                            .group_params(None, Some(scope.partner.as_str()))
+                            .map_err(|e| ServiceError::Internal(Box::new(e)))?
+                            .quote_expiry_days,
+                    ) * 86_400,
+                ),
+                body: body.clone(),
+                created_at: now,
+            };
+            let payload = Payload {
+                quote_id: quote.id.clone(),
+                plan_year_start: ready.start.to_string(),
+                require_dob: ready.input.rules.require_dob,
+                company_zip: ready.company_zip.clone(),
+                census: ready.input.census.clone(),
+                plan: ready.input.plan.clone(),
+                market_plans: ready.input.market_plans.clone(),
+                assumptions: ready.assumptions.clone(),
+            };
+            let lead = Lead {
+                census: CensusWrite {
+                    group_id: group.id.clone(),
+                    rows: members.clone(),
+                    fresh_ids: members.iter().map(|_| minter.member_id()).collect(),
+                    rating_digest: digest_of_census.clone(),
+                    job: None,
+                    now,
+                },
+                job: NewJob {
+                    id: minter.job_id(),
+                    scope: scope.clone(),
+                    kind: JobKind::PriceOnPlan,
+                    group_id: Some(group.id.clone()),
+                    payload: serde_json::to_string(&payload)
+                        .map_err(|e| ServiceError::Internal(Box::new(e)))?,
+                    run_after_ms: now_ms,
+                },
+                claimed_until_ms: inline.then_some(now_ms.saturating_add(JOB_LEASE_MS)),
+                group,
+                quote,
+            };
+            match self.quotes.insert_lead(&lead).await {
+                Ok(()) => break lead,
+                Err(StoreError::Conflict(Conflict::IdTaken)) if attempt + 1 < ID_ATTEMPTS => {
+                    attempt += 1;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let Lead { quote, job, .. } = lead;
+        if !inline {
+            if let Some(w) = &self.waker {
+                w.notify_one();
+            }
+            return Ok(Outcome::Pending(quote));
+        }
+
+        // Price here; past the budget the task goes on alone and stores
+        // its answer when done.
+        let svc = self.clone();
+        let Ready {
+            prepared,
+            assumptions,
+            ..
+        } = ready;
+        let pending = quote.clone();
+        let task = tokio::spawn(async move {
+            let priced = tokio::task::spawn_blocking(move || prepared.finish())
+                .await
+                .map_err(|e| ServiceError::Internal(Box::new(e)))?;
+            svc.settle(&pending, &job.id, 1, priced, assumptions).await
+        });
+        let remaining = self.wait_budget.saturating_sub(received.elapsed());
+        match tokio::time::timeout(remaining, task).await {
+            Ok(Ok(result)) => result.map(Outcome::Finished),
+            Ok(Err(e)) => Err(ServiceError::Internal(Box::new(e))),
+            Err(_) => Ok(Outcome::Pending(quote)),
+        }
+    }
+
+    /// Stores a pricing's outcome on its quote and completes the job (claim
+    /// `attempt`); a failed pricing fails the job. A quote another worker
+    /// finished meanwhile is read back as it is.
+    async fn settle(
+        &self,
+        pending: &Quote,
+        job: &JobId,
+        attempt: u32,
+        priced: Result<pricing_core::PriceOnPlan, PricingError>,
+        assumptions: Vec<String>,
+    ) -> Result<Quote, ServiceError> {
+        let finished = self.finish_quote(pending, priced, assumptions).await;
+        match &finished {
+            Ok(_) => {
+                self.jobs.complete_job(job, attempt, &[], None).await?;
+            }
+            Err(e) => {
+                self.jobs
+                    .fail_job(job, attempt, None, &e.to_string())
+                    .await?;
+            }
+        }
+        finished
+    }
+
+    /// Writes the answer into the pending quote.
+    async fn finish_quote(
+        &self,
+        pending: &Quote,
+        priced: Result<pricing_core::PriceOnPlan, PricingError>,
+        assumptions: Vec<String>,
+    ) -> Result<Quote, ServiceError> {
+        let mut answer = priced.map_err(engine_error)?;
+        answer.assumptions.extend(assumptions);
+        let status = match answer.status {
+            PlanStatus::Ready => QuoteStatus::Ready,
+            PlanStatus::InReview => QuoteStatus::InReview,
+            PlanStatus::Unavailable => QuoteStatus::Unavailable,
+        };
+        let mut doc = Document::of(pending)?;
+        doc.generated_at = Some(self.clock.now_ms().div_euclid(1000));
+        doc.answer = Some(answer);
+        let body = serde_json::to_value(&doc).map_err(|e| ServiceError::Internal(Box::new(e)))?;
+        match self
+            .quotes
+            .update_quote(&pending.scope, &pending.id, status, &body, &[])
+            .await
+        {
+            Ok(()) => Ok(Quote {
+                status,
+                body,
+                ..pending.clone()
+            }),
+            // Another worker finished it first: its answer is the same.
+            Err(StoreError::Conflict(Conflict::QuoteStatusMoved)) => {
+                Ok(self.quotes.quote(&pending.scope, &pending.id).await?)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Seconds a pricing is expected to take: about 8 million simulated
+/// person-years a second on the two cores of the reference machine, plus a
+/// second for everything else.
+fn estimate_secs(p: &Preview) -> u32 {
+    if !p.simulates {
+        return 1;
+    }
+    let work = u64::try_from(p.census_members)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(u64::from(p.simulated_plan_years));
+    u32::try_from(1 + work / 8_000_000).unwrap_or(u32::MAX)
+}
+
+/// Errors sorted by row (then field), the order they are reported in.
+fn sorted(mut errors: Vec<FieldError>) -> Vec<FieldError> {
+    errors.sort_by(|a, b| a.index.cmp(&b.index).then_with(|| a.field.cmp(&b.field)));
+    errors
+}
+
+/// The engine's errors in the service's vocabulary.
+fn engine_error(e: PricingError) -> ServiceError {
+    match e {
+        PricingError::CensusRequired => ServiceError::CensusRequired,
+        PricingError::MarketUnavailable => ServiceError::MarketUnavailable,
+        PricingError::InvalidCensus(d) | PricingError::InvalidPlan(d) => ServiceError::Invalid(d),
+        other @ (PricingError::RateCard(_) | PricingError::Overflow) => {
+            ServiceError::Internal(Box::new(other))
+        }
+    }
+}
+
+/// The group fields of a company, for validation and the lead.
+fn company_fields(c: &Company) -> GroupFields {
+    GroupFields {
+        company_name: c.name.clone(),
+        domain: c.domain.clone(),
+        external_id: c.external_id.clone(),
+        address: (c.zip.is_some() || c.state.is_some()).then(|| Address {
+            line1: None,
+            city: None,
+            state: c.state.clone(),
+            zip: c.zip.clone(),
+        }),
+        contact: None,
+        current_coverage: None,
+    }
+}
+
+/// Every bad field of a company, named `company.*`.
+fn company_errors(c: &Company) -> Vec<FieldError> {
+    match company_fields(c).validate(false) {
+        Ok(()) => Vec::new(),
+        Err(crate::error::DomainError::Invalid(errors)) => errors
+            .into_iter()
+            .map(|e| {
+                let field = match e.field.as_str() {
+                    "company_name" => "company.name".to_owned(),
+                    "address.zip" => "company.zip".to_owned(),
+                    "address.state" => "company.state".to_owned(),
+                    other => format!("company.{other}"),
+                };
+                FieldError { field, ..e }
+            })
+            .collect(),
+        Err(other) => vec![FieldError::new("company", other.to_string())],
+    }
+}
+
+/// The lead's group: the company's fields (a generated name and domain
+/// where it sent none), the company ZIP as its address, and the census
+/// already counted; `quoted`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; the inputs are distinct facts"
+)]
+fn lead_group(
+    scope: &Scope,
+    id: GroupId,
+    company: Option<&Company>,
+    zip: Option<&str>,
+    members: usize,
+    digest: &str,
+    now: i64,
+    start: Date,
+) -> Result<Group, ServiceError> {
+    let mut fields = company.map(company_fields).unwrap_or_default();
+    let hex_id = id.as_str().trim_start_matches("grp_").to_owned();
+    fields
+        .company_name
+        .get_or_insert_with(|| format!("Price-on-plan lead {start}"));
+    fields
+        .domain
+        .get_or_insert_with(|| format!("lead-{hex_id}.invalid"));
+    let address = fields.address.get_or_insert_with(Address::default);
+    if address.zip.is_none() {
+        address.zip = zip.map(str::to_owned);
+    }
+    if address.zip.is_none() && address.state.is_none() {
+        fields.address = None;
+    }
+    let mut group = Group::create(id, scope.partner.clone(), scope.mode, fields, now)
+        .map_err(ServiceError::from)?;
+    group.status = GroupStatus::Quoted;
+    group.census_member_count = u32::try_from(members).unwrap_or(u32::MAX);
+    group.rating_digest = Some(digest.to_owned());
+    Ok(group)
+}
+
+#[cfg(test)]
+mod tests;

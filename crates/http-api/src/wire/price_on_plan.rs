@@ -1,0 +1,630 @@
+//! `POST /price-on-plan`: the request as it arrives, and the two answer
+//! forms of the specification, rendered from the stored document with
+//! their keys exactly as the specification lists them — the snake_case
+//! form (`plans`) for broker keys and the camelCase form (`versions`,
+//! whose version objects mix camelCase and snake_case keys as listed) for
+//! HR platform keys. Neither form is re-cased on the way out.
+
+use domain::quote::{Quote, QuoteStatus};
+use domain::services::price_on_plan::Document;
+use pricing_core::plan::{IgnoredPlan, RateBasis};
+use pricing_core::price_on_plan::{
+    Benchmark, PlanSource, PlanStatus, PricingMethod, UnderlyingPlan, VersionResult,
+};
+use pricing_core::{MarketPlan, PartnerPlan, PriceOnPlan};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::casing::camel_to_snake;
+use crate::wire::timestamp;
+
+/// The body, with every key already in snake_case; `census` rows are
+/// parsed one by one afterwards so each bad row is named.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceOnPlanBody {
+    /// Census rows.
+    #[serde(default)]
+    pub census: Option<Vec<Value>>,
+    /// The plan.
+    #[serde(default)]
+    pub plan: Option<PartnerPlan>,
+    /// The company.
+    #[serde(default)]
+    pub company: Option<CompanyIn>,
+    /// Market plans.
+    #[serde(default)]
+    pub market_plans: Option<Vec<MarketPlan>>,
+    /// Keep only these answer fields.
+    #[serde(default)]
+    pub fields: Option<Vec<String>>,
+    /// Leave out these answer fields.
+    #[serde(default)]
+    pub exclude: Option<Vec<String>>,
+}
+
+/// `company`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompanyIn {
+    /// Name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Domain.
+    #[serde(default)]
+    pub domain: Option<String>,
+    /// External id.
+    #[serde(default)]
+    pub external_id: Option<String>,
+    /// ZIP.
+    #[serde(default)]
+    pub zip: Option<String>,
+    /// State.
+    #[serde(default)]
+    pub state: Option<String>,
+}
+
+/// Top-level keys of the snake_case form.
+pub const SNAKE_TOP: &[&str] = &[
+    "quote_id",
+    "group_id",
+    "status",
+    "reason",
+    "plans",
+    "assumptions",
+    "ignored_plans",
+];
+
+/// Keys of a snake_case version object.
+pub const SNAKE_VERSION: &[&str] = &[
+    "id",
+    "plan_name",
+    "status",
+    "reason",
+    "your_plan_pmpm_cents",
+    "service_pmpm_cents",
+    "pmpm_cents",
+    "monthly_premium_cents",
+    "service_monthly_cents",
+    "deductible_cents",
+    "oop_max_cents",
+    "max_extra_cents",
+];
+
+/// Top-level keys of the camelCase form.
+pub const CAMEL_TOP: &[&str] = &[
+    "ignoredPlans",
+    "usedPlans",
+    "status",
+    "reason",
+    "groupId",
+    "quoteId",
+    "pricingMethod",
+    "versions",
+    "time_machine",
+    "assumptions",
+];
+
+/// Keys of a camelCase version object.
+pub const CAMEL_VERSION: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "status",
+    "pricing_method",
+    "reason",
+    "monthly",
+    "annual",
+    "pricedAgainst",
+    "benchmarkPlan",
+    "underlyingPlan",
+    "benefits",
+    "price_components",
+    "worst_year",
+    "base_plan",
+    "member_oop_max",
+    "benchmark_rank",
+    "rate_basis",
+    "monthly_rates_by_household",
+    "new_member_rates_by_household",
+    "all_max_year",
+    "median_year",
+    "time_machine",
+    "hsa",
+    "renewal",
+    "member_experience",
+    "fit_flags",
+    "comparison",
+    "broker_row",
+    "summary",
+    "joint",
+    "serviceOnly",
+];
+
+/// Fields `fields` can never drop: what identifies the answer and says
+/// whether it is usable.
+const ALWAYS: &[&str] = &["quote_id", "group_id", "status", "reason", "id"];
+
+/// Which answer form a caller gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Broker keys: `plans`.
+    Snake,
+    /// HR platform keys: `versions`.
+    Camel,
+}
+
+impl Form {
+    /// The container of the version objects.
+    #[must_use]
+    pub const fn container(self) -> &'static str {
+        match self {
+            Self::Snake => "plans",
+            Self::Camel => "versions",
+        }
+    }
+
+    fn known(self) -> (&'static [&'static str], &'static [&'static str]) {
+        match self {
+            Self::Snake => (SNAKE_TOP, SNAKE_VERSION),
+            Self::Camel => (CAMEL_TOP, CAMEL_VERSION),
+        }
+    }
+}
+
+/// A name as compared: snake_case, whatever style it was sent in.
+fn norm(name: &str) -> String {
+    camel_to_snake(name)
+}
+
+/// The `fields[i]`/`exclude[i]` names that are no field of the form.
+#[must_use]
+pub fn unknown_names(form: Form, names: &[String]) -> Vec<usize> {
+    let (top, version) = form.known();
+    names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            let n = norm(n);
+            !top.iter().chain(version).any(|k| norm(k) == n)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Trims an answer: with `fields`, only the named keys (and those that
+/// identify it) stay, at the top level and in each version object; then
+/// `exclude` removes the named keys. Naming the version container keeps or
+/// removes it whole.
+pub fn trim(answer: &mut Value, form: Form, fields: Option<&[String]>, exclude: Option<&[String]>) {
+    let keep: Option<Vec<String>> = fields.map(|f| f.iter().map(|n| norm(n)).collect());
+    let drop: Vec<String> = exclude
+        .unwrap_or_default()
+        .iter()
+        .map(|n| norm(n))
+        .collect();
+    let container = form.container();
+    let named_container = keep
+        .as_ref()
+        .is_some_and(|k| k.iter().any(|n| n == container));
+    let keeps = |k: &str, is_top: bool| {
+        let n = norm(k);
+        if drop.contains(&n) && !ALWAYS.contains(&n.as_str()) {
+            return false;
+        }
+        match &keep {
+            None => true,
+            Some(list) => {
+                ALWAYS.contains(&n.as_str())
+                    || list.contains(&n)
+                    // Version fields are named without the container.
+                    || (is_top && k == container)
+                    || (!is_top && named_container)
+            }
+        }
+    };
+    let Some(top) = answer.as_object_mut() else {
+        return;
+    };
+    top.retain(|k, _| keeps(k, true));
+    if let Some(Value::Array(versions)) = top.get_mut(container) {
+        for v in versions.iter_mut().filter_map(Value::as_object_mut) {
+            v.retain(|k, _| keeps(k, false));
+        }
+    }
+}
+
+/// The status a stored quote answers with: the quote's own (underwriting
+/// may have finalized it since it was priced).
+fn quote_status(q: &Quote) -> &'static str {
+    q.status.as_str()
+}
+
+/// A version's status as answered: `in_review` follows its quote's
+/// finalization.
+fn version_status(q: &Quote, v: &VersionResult) -> &'static str {
+    match (v.status, q.status) {
+        (PlanStatus::InReview, QuoteStatus::Ready) => "ready",
+        (PlanStatus::Ready, _) => "ready",
+        (PlanStatus::InReview, _) => "in_review",
+        (PlanStatus::Unavailable, _) => "unavailable",
+    }
+}
+
+fn source(s: PlanSource) -> &'static str {
+    match s {
+        PlanSource::PartnerPlan => "partner_plan",
+        PlanSource::MarketPlans => "market_plans",
+        PlanSource::RateCard => "rate_card",
+    }
+}
+
+fn method(m: PricingMethod) -> &'static str {
+    match m {
+        PricingMethod::Engine => "engine",
+        PricingMethod::CostPlus => "cost_plus",
+    }
+}
+
+fn basis(b: RateBasis) -> &'static str {
+    match b {
+        RateBasis::MemberRates => "member_rates",
+        RateBasis::Pmpm => "pmpm",
+        RateBasis::MonthlyRates => "monthly_rates",
+        RateBasis::RateCard => "rate_card",
+    }
+}
+
+fn ignored(plans: &[IgnoredPlan]) -> Value {
+    Value::Array(
+        plans
+            .iter()
+            .map(|p| {
+                json!({
+                    "index": p.index,
+                    "reason": p.reason,
+                    "carrier": p.carrier,
+                    "planName": p.plan_name,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The answer of a finished quote in `form`.
+#[must_use]
+pub fn answer(form: Form, q: &Quote, doc: &Document) -> Value {
+    let Some(a) = &doc.answer else {
+        return Value::Null;
+    };
+    match form {
+        Form::Snake => snake(q, a),
+        Form::Camel => camel(q, doc, a),
+    }
+}
+
+/// The snake_case form.
+fn snake(q: &Quote, a: &PriceOnPlan) -> Value {
+    let base = a.base_plan.as_ref();
+    let plans: Vec<Value> = a
+        .versions
+        .iter()
+        .map(|v| {
+            let f = v.priced.as_ref().map(|p| &p.figures);
+            json!({
+                "id": v.id,
+                "plan_name": v.name,
+                "status": version_status(q, v),
+                "reason": v.reason,
+                "your_plan_pmpm_cents": f.map(|f| f.your_plan_pmpm_cents.get()),
+                "service_pmpm_cents": f.map(|f| f.service_pmpm_cents.get()),
+                "pmpm_cents": f.map(|f| f.joint_pmpm_cents.get()),
+                "monthly_premium_cents": f.map(|f| f.joint_monthly_cents.get()),
+                "service_monthly_cents": f.map(|f| f.service_monthly_cents.get()),
+                "deductible_cents": base.map(|b| b.plan.deductible_individual_cents),
+                "oop_max_cents": v.member_oop_max.individual_cents.get(),
+                "max_extra_cents": f.map(|f| f.all_max_year.modeled_extra_cents.get()),
+            })
+        })
+        .collect();
+    json!({
+        "quote_id": q.id.as_str(),
+        "group_id": q.group_id.as_str(),
+        "status": quote_status(q),
+        "reason": a.reason,
+        "plans": plans,
+        "assumptions": a.assumptions,
+        "ignored_plans": ignored(&a.ignored_plans),
+    })
+}
+
+fn time_machine(doc: &Document, a: &PriceOnPlan) -> Value {
+    json!({
+        "simulated_plan_years": a.simulated_plan_years,
+        "census_members": a.census_members,
+        "generated_at": doc.generated_at.map(timestamp),
+    })
+}
+
+fn used_plans(u: &pricing_core::price_on_plan::UsedPlans) -> Value {
+    json!({
+        "sent": u.sent,
+        "used": u.used,
+        "baseCandidates": u.base_candidates,
+        "benchmarkCandidates": u.benchmark_candidates,
+    })
+}
+
+/// The camelCase form.
+fn camel(q: &Quote, doc: &Document, a: &PriceOnPlan) -> Value {
+    let versions: Vec<Value> = a
+        .versions
+        .iter()
+        .map(|v| camel_version(q, doc, a, v))
+        .collect();
+    json!({
+        "ignoredPlans": ignored(&a.ignored_plans),
+        "usedPlans": used_plans(&a.used_plans),
+        "status": quote_status(q),
+        "reason": a.reason,
+        "groupId": q.group_id.as_str(),
+        "quoteId": q.id.as_str(),
+        "pricingMethod": method(a.pricing_method),
+        "versions": versions,
+        "time_machine": time_machine(doc, a),
+        "assumptions": a.assumptions,
+    })
+}
+
+fn benchmark_label(b: &Benchmark) -> String {
+    match b.source {
+        PlanSource::MarketPlans => format!(
+            "Lowest-cost platinum PPO for this census among the market plans (index {})",
+            b.market_index.unwrap_or_default()
+        ),
+        _ => "The rate card's local platinum PPO benchmark".to_owned(),
+    }
+}
+
+/// The underlying (base) plan: its design, the market plan's fields as
+/// sent when it was chosen among them, and where it came from.
+fn underlying(u: &UnderlyingPlan) -> Value {
+    let p = &u.plan;
+    let mut out = Map::new();
+    // The market plan's fields as sent (camelCase), without its member
+    // rates, which `brokerPlan` carries.
+    if let Some(Value::Object(sent)) = u
+        .market_plan
+        .as_ref()
+        .and_then(|m| serde_json::to_value(m).ok())
+    {
+        for (k, v) in sent {
+            if k != "member_rates_cents" {
+                out.insert(
+                    crate::casing::snake_to_camel(&k),
+                    crate::casing::to_style(v, crate::casing::Style::Camel),
+                );
+            }
+        }
+    }
+    let design = json!({
+        "carrier": p.carrier,
+        "planName": p.plan_name,
+        "planType": p.plan_type,
+        "network": p.network,
+        "hsaEligible": true,
+        "deductibleIndividualCents": p.deductible_individual_cents,
+        "deductibleFamilyCents": p.deductible_family_cents,
+        "oopMaxIndividualCents": p.oop_max_individual_cents,
+        "oopMaxFamilyCents": p.oop_max_family_cents,
+        "coinsurancePct": p.coinsurance_pct,
+        "source": source(u.source),
+        "fundingType": p.funding_type,
+        "brokerPlan": u.market_plan.as_ref().and_then(|m| serde_json::to_value(m).ok())
+            .map(|v| crate::casing::to_style(v, crate::casing::Style::Camel)),
+        "note": match u.source {
+            PlanSource::MarketPlans => "Chosen among the market plans: the lowest-cost HSA-eligible plan the versions can be built on. Its premium is paid to its carrier.",
+            _ => "The partner's plan, priced at the partner's own rates. Its premium is paid to its carrier; the service layer sits on top.",
+        },
+    });
+    if let Value::Object(d) = design {
+        out.extend(d);
+    }
+    Value::Object(out)
+}
+
+fn camel_version(q: &Quote, doc: &Document, a: &PriceOnPlan, v: &VersionResult) -> Value {
+    let b = &a.benchmark;
+    let base = a.base_plan.as_ref();
+    let priced = v.priced.as_ref();
+    let f = priced.map(|p| &p.figures);
+    let m = &v.member_oop_max;
+    let coinsurance = base.map(|u| u.plan.coinsurance_pct);
+    json!({
+        "id": v.id,
+        "name": v.name,
+        "description": v.description,
+        "status": version_status(q, v),
+        "pricing_method": method(a.pricing_method),
+        "reason": v.reason,
+        "monthly": f.map(|f| json!({
+            "totalCents": f.joint_monthly_cents.get(),
+            "pepmCents": f.joint_pepm_cents.get(),
+            "pmpmCents": f.joint_pmpm_cents.get(),
+        })),
+        "annual": f.map(|f| json!({"totalCents": f.joint_annual_cents.get()})),
+        "pricedAgainst": {
+            "carrier": b.carrier,
+            "planName": b.plan_name,
+            "metalTier": b.metal_tier,
+            "source": source(b.source),
+            "label": benchmark_label(b),
+        },
+        "benchmarkPlan": {
+            "carrier": b.carrier,
+            "planName": b.plan_name,
+            "metalTier": b.metal_tier,
+            "network": b.network,
+        },
+        "underlyingPlan": base.map(underlying),
+        "benefits": {
+            "oopMaxIndividualCents": m.individual_cents.get(),
+            "oopMaxEmployeePlusOneCents": m.employee_plus_one_cents.get(),
+            "oopMaxFamilyCents": m.family_cents.get(),
+            "memberCoinsurancePct": coinsurance,
+            "hsaEligible": v.hsa.eligible,
+            "network": base.map(|u| u.plan.network.clone()),
+            "features": v.features,
+        },
+        "price_components": f.map(|f| json!({
+            "underlying_premium_monthly_cents": f.base_monthly_cents.get(),
+            "service_monthly_cents": f.service_monthly_cents.get(),
+            "total_monthly_cents": f.joint_monthly_cents.get(),
+            "underlying_pmpm_cents": f.your_plan_pmpm_cents.get(),
+            "service_pmpm_cents": f.service_pmpm_cents.get(),
+            "total_pmpm_cents": f.joint_pmpm_cents.get(),
+        })),
+        "worst_year": f.map(|f| json!({
+            "modeled_extra_cents": f.all_max_year.modeled_extra_cents.get(),
+            "modeled_total_cents": f.all_max_year.employer_total_cents.get(),
+            "benchmark_premium_cents": f.all_max_year.benchmark_premium_cents.get(),
+            "headroom_cents": f.all_max_year.headroom_cents.get(),
+            "basis": "all_max_year: every covered household reaches the base plan's out-of-pocket maximum in the same plan year; members pay the version's maximum and the layer pays the rest",
+            "contractual": false,
+            "note": "A modeled scenario, not a contractual cap or guarantee.",
+            "recompute": {
+                "underlying_annual_premium_cents": f.base_annual_cents.get(),
+                "theoretical_exposure_cents": f.all_max_year.theoretical_exposure_cents.get(),
+                "member_oop_allowance_cents": f.all_max_year.member_oop_allowance_cents.get(),
+            },
+        })),
+        "base_plan": base.map(|u| json!({
+            "carrier": u.plan.carrier,
+            "plan_name": u.plan.plan_name,
+            "deductible_individual_cents": u.plan.deductible_individual_cents,
+            "deductible_family_cents": u.plan.deductible_family_cents,
+            "label": format!("{} {} ({} / {} deductible)", u.plan.carrier, u.plan.plan_name,
+                pricing_core::Cents::new(u.plan.deductible_individual_cents),
+                pricing_core::Cents::new(u.plan.deductible_family_cents)).trim().to_owned(),
+        })),
+        "member_oop_max": {
+            "individual_cents": m.individual_cents.get(),
+            "family_cents": m.family_cents.get(),
+        },
+        "benchmark_rank": priced.map(|p| p.benchmark_rank),
+        "rate_basis": {
+            "base_plan": base.map(|u| basis(u.rate_basis)),
+            "benchmark": basis(b.rate_basis),
+        },
+        "monthly_rates_by_household": priced.map(|p| p.monthly_rates_by_household.iter().map(|r| json!({
+            "label": r.label, "people": r.people, "households": r.households, "monthly_cents": r.monthly_cents.get(),
+        })).collect::<Vec<_>>()),
+        "new_member_rates_by_household": priced.map(|p| p.new_member_rates_by_household.iter().map(|r| json!({
+            "label": r.label, "people": r.people, "monthly_cents": r.monthly_cents.get(),
+        })).collect::<Vec<_>>()),
+        "all_max_year": f.map(|f| json!({
+            "base_premium_cents": f.all_max_year.base_premium_cents.get(),
+            "service_cents": f.all_max_year.service_cents.get(),
+            "modeled_extra_cents": f.all_max_year.modeled_extra_cents.get(),
+            "employer_total_cents": f.all_max_year.employer_total_cents.get(),
+            "members_pay_cents": f.all_max_year.member_oop_allowance_cents.get(),
+        })),
+        "median_year": f.map(|f| json!({
+            "employer_total_cents": f.median_year.employer_total_cents.get(),
+            "pool_pays_cents": f.median_year.pool_pays_cents.get(),
+            "members_pay_cents": f.median_year.members_pay_cents.get(),
+        })),
+        "time_machine": time_machine(doc, a),
+        "hsa": {"eligible": v.hsa.eligible, "basis": v.hsa.basis},
+        "renewal": {"method": v.renewal.method, "note": v.renewal.note},
+        "member_experience": priced.map(|p| p.member_experience.clone()),
+        "fit_flags": priced.map_or_else(Vec::new, |p| p.fit_flags.clone()),
+        "comparison": priced.map(|p| {
+            let c = &p.comparison;
+            json!({
+                "benchmark": {
+                    "carrier": b.carrier,
+                    "planName": b.plan_name,
+                    "metalTier": b.metal_tier,
+                    "annualCents": b.annual_cents.get(),
+                    "deductibleIndividualCents": b.deductible_individual_cents,
+                    "oopMaxIndividualCents": b.oop_max_individual_cents,
+                    "oopMaxFamilyCents": b.oop_max_family_cents,
+                    "hsaEligible": b.hsa_eligible,
+                },
+                "annualSavingsCents": c.annual_savings_cents.get(),
+                "savingsPct": c.savings_pct,
+                "worstYearUnderBenchmarkCents": c.worst_year_under_benchmark_cents.get(),
+                "oopMaxIndividualLowerByCents": c.oop_max_individual_lower_by_cents.map(pricing_core::Cents::get),
+                "oopMaxFamilyLowerByCents": c.oop_max_family_lower_by_cents.map(pricing_core::Cents::get),
+                "hsaEligibleWhereBenchmarkIsNot": c.hsa_eligible_where_benchmark_is_not,
+            })
+        }),
+        "broker_row": priced.map(|p| p.broker_row.clone()),
+        "summary": priced.map(|p| p.summary.clone()),
+        "joint": priced.map(|p| {
+            let f = &p.figures;
+            json!({
+                "name": format!("{} on {}", v.name, base.map(|u| u.plan.plan_name.as_str()).unwrap_or_default()),
+                "option": v.id,
+                "basePmpmCents": f.your_plan_pmpm_cents.get(),
+                "serviceLayerPmpmCents": f.service_pmpm_cents.get(),
+                "totalPmpmCents": f.joint_pmpm_cents.get(),
+                "totalPepmCents": f.joint_pepm_cents.get(),
+                "monthlyCents": f.joint_monthly_cents.get(),
+                "annualCents": f.joint_annual_cents.get(),
+                "baseDeductibleIndividualCents": base.map(|u| u.plan.deductible_individual_cents),
+                "memberOopMaxIndividualCents": m.individual_cents.get(),
+                "memberOopMaxFamilyCents": m.family_cents.get(),
+                "modeledWorstYearCents": f.all_max_year.employer_total_cents.get(),
+                "summary": p.summary,
+            })
+        }),
+        "serviceOnly": f.map(|f| json!({
+            "pmpmCents": f.service_pmpm_cents.get(),
+            "pepmCents": f.service_pepm_cents.get(),
+            "monthlyCents": f.service_monthly_cents.get(),
+            "annualCents": f.service_annual_cents.get(),
+            "note": "What the service alone costs; the partner plan's own premium is paid to its carrier.",
+        })),
+    })
+}
+
+/// The `pricing` answer (202, or a read of a quote still pricing).
+#[must_use]
+pub fn pending(form: Form, q: &Quote, doc: &Document, now: i64) -> Value {
+    let p = &doc.preview;
+    let retry = doc.retry_after_secs(now);
+    let message = format!(
+        "Still pricing {} census members over {} simulated plan years; send the same body again in {retry} s.",
+        p.census_members, p.simulated_plan_years
+    );
+    match form {
+        Form::Snake => json!({
+            "status": "pricing",
+            "group_id": q.group_id.as_str(),
+            "retry_after_seconds": retry,
+            "message": message,
+            "ignored_plans": ignored(&p.ignored_plans),
+        }),
+        Form::Camel => json!({
+            "groupId": q.group_id.as_str(),
+            "status": "pricing",
+            "retryAfterSeconds": retry,
+            "baseFromMarket": p.base_from_market,
+            "note": message,
+            "ignoredPlans": ignored(&p.ignored_plans),
+            "usedPlans": used_plans(&p.used_plans),
+            "estimatedReadyAt": timestamp(doc.estimated_ready_at.max(now)),
+            "waitingOn": "simulation",
+            "waitingOnNote": format!(
+                "The median year and the layer price come from {} simulated plan years of the census's claims.",
+                p.simulated_plan_years
+            ),
+            "sweep": {
+                "step": "simulation",
+                "planCount": p.used_plans.sent,
+            },
+        }),
+    }
+}

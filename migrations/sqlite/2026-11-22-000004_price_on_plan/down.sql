@@ -1,0 +1,3 @@
+DROP INDEX quotes_request;
+ALTER TABLE quotes DROP COLUMN request_digest;
+ALTER TABLE quotes DROP COLUMN kind;
