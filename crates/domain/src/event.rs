@@ -101,6 +101,51 @@ impl NewEvent {
     }
 }
 
+impl NewEvent {
+    /// The envelope in the partner's field style: snake_case keys for
+    /// brokers (`created_at`, `group_id`), the specification's camelCase
+    /// for HR platforms.
+    #[must_use]
+    pub fn envelope_for(&self, kind: crate::partner::PartnerKind) -> serde_json::Value {
+        match kind {
+            crate::partner::PartnerKind::Broker => snake_keys(self.envelope()),
+            crate::partner::PartnerKind::HrPlatform => self.envelope(),
+        }
+    }
+}
+
+/// `createdAt` → `created_at`: the one camelCase-to-snake_case rule of
+/// the service (the HTTP adapter's field style uses it too).
+#[must_use]
+pub fn camel_to_snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if !out.is_empty() {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every object key of `value` in snake_case.
+fn snake_keys(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (camel_to_snake(&k), snake_keys(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(snake_keys).collect()),
+        other => other,
+    }
+}
+
 /// How long events stay readable through `GET /events` (30 days).
 pub const EVENT_RETENTION_SECS: i64 = 30 * 86_400;
 

@@ -285,3 +285,32 @@ mod tests {
         assert_eq!(now_secs(clock), 1_795_000_000);
     }
 }
+
+/// One HTTP attempt of a webhook delivery: the body and the signed headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// The endpoint.
+    pub url: String,
+    /// Headers (`content-type`, `webhook-id`, `webhook-timestamp`,
+    /// `webhook-signature`).
+    pub headers: Vec<(String, String)>,
+    /// The exact bytes signed.
+    pub body: Vec<u8>,
+}
+
+/// Sends webhook deliveries over HTTP.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait::async_trait]
+pub trait Deliverer: Send + Sync {
+    /// POSTs one attempt: redirects are not followed, the endpoint has 10
+    /// seconds to answer, and any 2xx is a success.
+    async fn deliver(&self, delivery: Delivery) -> crate::event::AttemptResult;
+
+    /// Whether `url` may receive deliveries: its host must not resolve to
+    /// a loopback, private, link-local or unique-local address (unless the
+    /// adapter is configured to allow insecure endpoints).
+    ///
+    /// # Errors
+    /// Why the host is refused.
+    async fn check_host(&self, url: &str) -> Result<(), String>;
+}

@@ -14,6 +14,7 @@ pub mod members;
 pub mod partners;
 pub mod price_on_plan;
 pub mod quotes;
+pub mod webhooks;
 
 use crate::error::{DomainError, FieldError};
 use crate::store::{Conflict, StoreError};

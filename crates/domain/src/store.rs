@@ -29,6 +29,7 @@ use crate::partner::{Activity, Partner};
 use crate::quote::{Quote, QuoteStatus};
 use crate::rate_limit::Policy;
 use crate::scope::Scope;
+use crate::webhook::WebhookEndpoint;
 
 /// Why a storage operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +195,13 @@ pub trait GroupStore: Send + Sync {
         events: &[NewEvent],
         now: i64,
     ) -> StoreResult<Group>;
+
+    /// Whether an enrolled or active group of `mode` (any partner) holds
+    /// `domain`.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn domain_held(&self, mode: Mode, domain: &str) -> StoreResult<bool>;
 
     /// Reads a group by id alone, whatever its partner and mode (operator
     /// commands).
@@ -448,6 +456,19 @@ pub trait OutboxStore: Send + Sync {
     /// MUST return [`Conflict::IdTaken`] when an id exists.
     async fn append(&self, events: &[NewEvent], now_ms: i64) -> StoreResult<()>;
 
+    /// Appends one event already claimed by the caller until
+    /// `lease_until_ms` (the test `ping`, whose first attempt the request
+    /// makes itself): no dispatcher takes it before the lease ends.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::IdTaken`] when the id exists.
+    async fn append_claimed(
+        &self,
+        event: &NewEvent,
+        now_ms: i64,
+        lease_until_ms: i64,
+    ) -> StoreResult<()>;
+
     /// Claims up to `limit` deliveries due at `now_ms`, leasing each for
     /// `lease_ms`: no other claimant (in any process) gets them until the
     /// lease ends or the attempt is recorded.
@@ -495,6 +516,24 @@ pub trait OutboxStore: Send + Sync {
         since: i64,
         page: &PageRequest,
     ) -> StoreResult<Page<Event>>;
+}
+
+/// Webhook endpoints, one per partner and mode.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait WebhookStore: Send + Sync {
+    /// Stores the scope's endpoint, replacing the one registered before
+    /// (its URL and secret).
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn put_endpoint(&self, endpoint: &WebhookEndpoint) -> StoreResult<()>;
+
+    /// The scope's endpoint, if one is registered.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
+    async fn endpoint(&self, scope: &Scope) -> StoreResult<Option<WebhookEndpoint>>;
 }
 
 /// The background job table.

@@ -61,18 +61,7 @@ pub fn snake_to_camel(name: &str) -> String {
 /// `firstName` → `first_name`.
 #[must_use]
 pub fn camel_to_snake(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            if !out.is_empty() {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    domain::event::camel_to_snake(name)
 }
 
 /// Re-cases every object key of a snake_case value for `style`.

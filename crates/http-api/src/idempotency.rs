@@ -151,7 +151,13 @@ pub async fn idempotency(
             // 409 `rates_pending`) describes a passing state: replaying it
             // for 24 hours would refuse the very retry it asks for.
             let retry_later = res.headers().contains_key(header::RETRY_AFTER);
-            if !is_stored(status) || retry_later {
+            // An answer carrying a secret (`PUT /webhook`) is marked
+            // `Cache-Control: no-store` and never kept at rest.
+            let secret = res
+                .headers()
+                .get(header::CACHE_CONTROL)
+                .is_some_and(|v| v.as_bytes() == b"no-store");
+            if !is_stored(status) || retry_later || secret {
                 release(&state, &scope, &key).await;
                 return Ok(res);
             }

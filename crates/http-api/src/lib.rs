@@ -72,6 +72,8 @@ where
                 .service(routes::quotes::list_quotes)
                 .service(routes::quotes::get_quote)
                 .service(routes::price_on_plan::price_on_plan)
+                .service(routes::webhook::put_webhook)
+                .service(routes::webhook::test_webhook)
                 .service(routes::enrollments::create_enrollment)
                 .service(routes::enrollments::list_enrollments)
                 .service(routes::enrollments::get_enrollment)

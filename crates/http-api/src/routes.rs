@@ -16,6 +16,7 @@ pub mod plans;
 pub mod price_on_plan;
 pub mod quotes;
 pub mod test_helpers;
+pub mod webhook;
 
 use utoipa::IntoResponses;
 

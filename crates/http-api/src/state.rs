@@ -18,6 +18,7 @@ use domain::services::members::Members;
 use domain::services::partners::Partners;
 use domain::services::price_on_plan::PriceOnPlan;
 use domain::services::quotes::Quotes;
+use domain::services::webhooks::Webhooks;
 use domain::store::{CensusStore, Health, IdempotencyStore, RateLimitStore};
 
 use crate::wire::plans::Plan;
@@ -106,6 +107,8 @@ pub struct AppState {
     pub embed_sessions: EmbedSessions,
     /// The event history.
     pub events: Events,
+    /// Webhook registration and the test ping.
+    pub webhooks: Webhooks,
     /// Wakes the job worker after a census write (in this process).
     pub jobs_waker: Arc<tokio::sync::Notify>,
     /// Census reads (pages of stored members).

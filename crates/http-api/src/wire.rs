@@ -15,6 +15,7 @@ pub mod ping;
 pub mod plans;
 pub mod price_on_plan;
 pub mod quotes;
+pub mod webhook;
 
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;

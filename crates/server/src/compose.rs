@@ -16,6 +16,7 @@ use domain::services::jobs::Worker;
 use domain::services::members::Members;
 use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
+use domain::services::webhooks::{WebhookPorts, WebhookSettings, Webhooks};
 use http_api::wire::plans::Plan;
 use http_api::{AppState, HttpConfig, Limits};
 use pricing_core::RateCard;
@@ -80,6 +81,10 @@ pub struct Shared {
     /// How long price-on-plan waits for pricing before answering 202
     /// (`pricing.wait_budget_ms`).
     pub wait_budget: std::time::Duration,
+    /// `[webhooks]`.
+    pub webhooks: WebhookSettings,
+    /// Sends webhook deliveries (one client thread per process).
+    pub deliverer: Arc<dyn domain::ports::Deliverer>,
 }
 
 impl Shared {
@@ -94,7 +99,22 @@ impl Shared {
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
             mailer: Arc::new(mail::RecordingMailer::new()),
             wait_budget: price_on_plan::DEFAULT_WAIT_BUDGET,
+            webhooks: WebhookSettings::default(),
+            deliverer: Arc::new(crate::deliver::HttpDeliverer::start(false)?),
         })
+    }
+
+    /// Applies `[webhooks]`: the settings and a deliverer that allows
+    /// insecure endpoints when they do.
+    ///
+    /// # Errors
+    /// When the deliverer cannot start.
+    pub fn with_webhooks(mut self, settings: WebhookSettings) -> anyhow::Result<Self> {
+        self.deliverer = Arc::new(crate::deliver::HttpDeliverer::start(
+            settings.allow_insecure_endpoints,
+        )?);
+        self.webhooks = settings;
+        Ok(self)
     }
 
     /// The shared parts over the built-in rate card.
@@ -125,11 +145,30 @@ pub fn job_worker(stores: &Stores, ports: &Ports, shared: &Shared) -> (Worker, J
     )
 }
 
+/// The webhook service (registration, test ping, dispatcher) over
+/// `stores` and `ports`.
+#[must_use]
+pub fn webhooks_service(stores: &Stores, ports: &Ports, shared: &Shared) -> Webhooks {
+    Webhooks::new(
+        WebhookPorts {
+            endpoints: Arc::clone(&stores.webhooks),
+            outbox: Arc::clone(&stores.outbox),
+            partners: Arc::clone(&stores.partners),
+            deliverer: Arc::clone(&shared.deliverer),
+            sealer: Arc::clone(&ports.sealer),
+            clock: Arc::clone(&ports.clock),
+            entropy: Arc::clone(&ports.entropy),
+        },
+        shared.webhooks,
+    )
+}
+
 /// The price-on-plan service over `stores` and `ports`.
 #[must_use]
 pub fn price_on_plan_service(stores: &Stores, ports: &Ports, shared: &Shared) -> PriceOnPlan {
     PriceOnPlan::new(
         PriceOnPlanPorts {
+            groups: Arc::clone(&stores.groups),
             quotes: Arc::clone(&stores.quotes),
             jobs: Arc::clone(&stores.jobs),
             clock: Arc::clone(&ports.clock),
@@ -213,6 +252,7 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
             Arc::clone(&ports.entropy),
         ),
         events: Events::new(Arc::clone(&stores.outbox), Arc::clone(&ports.clock)),
+        webhooks: webhooks_service(stores, ports, shared),
         jobs_waker: Arc::clone(&shared.jobs_waker),
         census_store: Arc::clone(&stores.census),
         idempotency: Arc::clone(&stores.idempotency),

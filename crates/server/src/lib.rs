@@ -15,6 +15,8 @@
 
 pub mod compose;
 pub mod config;
+pub mod deliver;
+pub mod dispatch;
 pub mod jobs;
 pub mod mail;
 pub mod migrate;

@@ -53,11 +53,16 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     let mut parts = compose::Shared::of(card)?;
     parts.mailer = crate::mail::mailer(settings)?;
     parts.wait_budget = std::time::Duration::from_millis(settings.pricing.wait_budget_ms);
+    let parts = parts.with_webhooks(domain::services::webhooks::WebhookSettings {
+        allow_insecure_endpoints: settings.webhooks.allow_insecure_endpoints,
+        retry_time_scale: settings.webhooks.retry_time_scale,
+    })?;
     let shared = match &db {
         Database::Sqlite { .. } => Some(system::open_stores(settings, POOL_PER_WORKER)?),
         Database::Postgres { .. } => None,
     };
     spawn_job_worker(settings, &ports, &parts, shared.clone())?;
+    spawn_dispatcher(settings, &ports, &parts, shared.clone())?;
     let listen = settings.listen;
     actix_web::rt::System::new().block_on(async move {
         let server = actix_web::HttpServer::new(move || {
@@ -88,24 +93,27 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     })
 }
 
-/// Starts the job worker on a thread of its own with its own runtime: the
-/// simulation is CPU-bound and must not share a runtime with HTTP workers.
-/// SQLite reuses the process's stores (their writer lock is in process);
-/// PostgreSQL opens a pool on the worker's runtime.
-fn spawn_job_worker(
+/// Runs background work on a thread of its own with its own runtime, so
+/// it never shares a runtime with HTTP workers (the simulation is
+/// CPU-bound; deliveries wait on endpoints). SQLite reuses the process's
+/// stores (their writer lock is in process); PostgreSQL opens a pool on
+/// the thread's runtime. `run` builds the work over the stores.
+fn spawn_background<F, Fut>(
+    name: &'static str,
     settings: &Settings,
-    ports: &Ports,
-    parts: &compose::Shared,
     shared: Option<Stores>,
-) -> anyhow::Result<()> {
+    run: F,
+) -> anyhow::Result<()>
+where
+    F: FnOnce(&Stores) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
     let stores = match shared {
         Some(s) => s,
         None => system::open_stores(settings, 2)?,
     };
-    let (worker, handler) = compose::job_worker(&stores, ports, parts);
-    let waker = Arc::clone(&parts.jobs_waker);
     std::thread::Builder::new()
-        .name("jobs".to_owned())
+        .name(name.to_owned())
         .spawn(move || {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -113,16 +121,43 @@ fn spawn_job_worker(
             {
                 Ok(r) => r,
                 Err(e) => {
-                    tracing::error!(error = %e, "cannot start the job worker");
+                    tracing::error!(error = %e, thread = name, "cannot start a background runtime");
                     std::process::exit(1)
                 }
             };
-            // The stores stay alive for as long as the worker runs.
-            let _stores = stores;
-            runtime.block_on(crate::jobs::run(worker, handler, waker));
+            // The stores stay alive for as long as the work runs.
+            let work = run(&stores);
+            runtime.block_on(work);
         })
-        .context("cannot start the job worker thread")?;
+        .with_context(|| format!("cannot start the {name} thread"))?;
     Ok(())
+}
+
+/// Starts the job worker (market comparisons, price-on-plan pricing).
+fn spawn_job_worker(
+    settings: &Settings,
+    ports: &Ports,
+    parts: &compose::Shared,
+    shared: Option<Stores>,
+) -> anyhow::Result<()> {
+    let (ports, parts) = (ports.clone(), parts.clone());
+    spawn_background("jobs", settings, shared, move |stores| {
+        let (worker, handler) = compose::job_worker(stores, &ports, &parts);
+        crate::jobs::run(worker, handler, Arc::clone(&parts.jobs_waker))
+    })
+}
+
+/// Starts the webhook dispatcher.
+fn spawn_dispatcher(
+    settings: &Settings,
+    ports: &Ports,
+    parts: &compose::Shared,
+    shared: Option<Stores>,
+) -> anyhow::Result<()> {
+    let (ports, parts) = (ports.clone(), parts.clone());
+    spawn_background("webhooks", settings, shared, move |stores| {
+        crate::dispatch::run(compose::webhooks_service(stores, &ports, &parts))
+    })
 }
 
 /// Creates the demo broker and its test key when the database has no

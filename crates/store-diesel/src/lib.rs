@@ -55,7 +55,7 @@ use diesel_async::pooled_connection::{PoolableConnection, SetupCallback};
 
 use domain::store::{
     CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore,
-    PartnerStore, QuoteStore, RateLimitStore, StoreResult,
+    PartnerStore, QuoteStore, RateLimitStore, StoreResult, WebhookStore,
 };
 
 pub use pg::PgStore;
@@ -223,6 +223,8 @@ pub struct Stores {
     pub rate_limits: Arc<dyn RateLimitStore>,
     /// Health.
     pub health: Arc<dyn Health>,
+    /// Webhook endpoints.
+    pub webhooks: Arc<dyn WebhookStore>,
 }
 
 impl Stores {
@@ -238,6 +240,7 @@ impl Stores {
             + IdempotencyStore
             + RateLimitStore
             + Health
+            + WebhookStore
             + 'static,
     {
         Self {
@@ -250,7 +253,8 @@ impl Stores {
             jobs: s.clone(),
             idempotency: s.clone(),
             rate_limits: s.clone(),
-            health: s,
+            health: s.clone(),
+            webhooks: s,
         }
     }
 

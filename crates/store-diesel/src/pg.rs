@@ -47,6 +47,8 @@ mod outbox;
 mod partners;
 #[path = "ops/quotes.rs"]
 mod quotes;
+#[path = "ops/webhooks.rs"]
+mod webhooks;
 
 /// Session settings of every connection: a transaction left open (a
 /// cancelled request whose connection was not yet discarded) is ended by the

@@ -476,7 +476,7 @@ impl EventRow {
             state: DeliveryState::parse(&self.state)
                 .ok_or_else(|| corrupt("delivery state", &self.state))?,
             attempts: count(self.attempts),
-            next_attempt_at: self.next_attempt_at_ms,
+            next_attempt_at: self.next_attempt_at_ms.map(|ms| ms.div_euclid(1000)),
             last_status: self.last_status.and_then(|s| u16::try_from(s).ok()),
             lease_until_ms: self.locked_until_ms,
         })
@@ -533,6 +533,37 @@ impl JobRow {
             state: JobState::parse(&self.state).ok_or_else(|| corrupt("job state", &self.state))?,
             attempts: count(self.attempts),
             locked_until_ms: self.locked_until_ms,
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = crate::schema::webhook_endpoints, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
+pub(crate) struct WebhookRow {
+    pub partner_id: String,
+    pub mode: String,
+    pub url: String,
+    pub sealed_secret: Vec<u8>,
+    pub created_at: i64,
+}
+
+impl WebhookRow {
+    pub(crate) fn new(e: &domain::webhook::WebhookEndpoint) -> Self {
+        Self {
+            partner_id: e.scope.partner.to_string(),
+            mode: e.scope.mode.as_str().to_owned(),
+            url: e.url.clone(),
+            sealed_secret: e.sealed_secret.clone(),
+            created_at: e.created_at,
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> R<domain::webhook::WebhookEndpoint> {
+        Ok(domain::webhook::WebhookEndpoint {
+            scope: scope(&self.partner_id, &self.mode)?,
+            url: self.url,
+            sealed_secret: self.sealed_secret,
+            created_at: self.created_at,
         })
     }
 }

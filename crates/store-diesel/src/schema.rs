@@ -167,6 +167,16 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhook_endpoints (partner_id, mode) {
+        partner_id -> Text,
+        mode -> Text,
+        url -> Text,
+        sealed_secret -> Binary,
+        created_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     partners,
     api_keys,
@@ -179,4 +189,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     jobs,
     idempotency,
     rate_limits,
+    webhook_endpoints,
 );

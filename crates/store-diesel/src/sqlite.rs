@@ -54,6 +54,8 @@ mod outbox;
 mod partners;
 #[path = "ops/quotes.rs"]
 mod quotes;
+#[path = "ops/webhooks.rs"]
+mod webhooks;
 
 /// Pragmas set on every connection: a busy timeout instead of immediate
 /// `SQLITE_BUSY` (first, so that switching a new connection to WAL waits

@@ -41,7 +41,7 @@ use crate::scope::Scope;
 use crate::services::ServiceError;
 use crate::services::jobs::JOB_LEASE_MS;
 use crate::services::quotes::{date_of, next_month_start};
-use crate::store::{Conflict, JobStore, Lead, QuoteStore, StoreError};
+use crate::store::{Conflict, GroupStore, JobStore, Lead, QuoteStore, StoreError};
 
 pub use handler::PriceOnPlanHandler;
 
@@ -164,6 +164,7 @@ impl Ready {
 /// The price-on-plan service.
 #[derive(Clone)]
 pub struct PriceOnPlan {
+    groups: Arc<dyn GroupStore>,
     quotes: Arc<dyn QuoteStore>,
     jobs: Arc<dyn JobStore>,
     clock: Arc<dyn Clock>,
@@ -176,6 +177,8 @@ pub struct PriceOnPlan {
 /// The ports of the price-on-plan service.
 #[derive(Clone)]
 pub struct PriceOnPlanPorts {
+    /// Groups (the enrolled-domain check).
+    pub groups: Arc<dyn GroupStore>,
     /// Quotes (and leads).
     pub quotes: Arc<dyn QuoteStore>,
     /// Jobs.
@@ -191,6 +194,7 @@ impl PriceOnPlan {
     #[must_use]
     pub fn new(ports: PriceOnPlanPorts, card: Arc<RateCard>, wait_budget: Duration) -> Self {
         Self {
+            groups: ports.groups,
             quotes: ports.quotes,
             jobs: ports.jobs,
             clock: ports.clock,
@@ -263,7 +267,9 @@ impl PriceOnPlan {
     /// # Errors
     /// [`ServiceError::Invalid`] naming every bad field;
     /// [`ServiceError::CensusRequired`] or [`ServiceError::MarketUnavailable`]
-    /// when it cannot be priced.
+    /// when it cannot be priced; [`ServiceError::Conflict`] when an
+    /// enrolled group of the mode holds `company.domain` (checked again when
+    /// the lead is stored).
     pub async fn prepare(&self, scope: &Scope, input: PricingInput) -> Result<Ready, ServiceError> {
         let start = self.plan_year_start();
         let mut errors = Vec::new();
@@ -329,7 +335,7 @@ impl PriceOnPlan {
         })
         .await
         .map_err(|e| ServiceError::Internal(Box::new(e)));
-        match prepared? {
+        let ready = match prepared? {
             Ok(prepared) if errors.is_empty() => Ok(Ready {
                 input,
                 prepared,
@@ -344,7 +350,17 @@ impl PriceOnPlan {
             }
             Err(_) if !errors.is_empty() => Err(ServiceError::Invalid(sorted(errors))),
             Err(e) => Err(engine_error(e)),
+        }?;
+        if let Some(domain) = ready
+            .input
+            .company
+            .as_ref()
+            .and_then(|c| c.domain.as_deref())
+            && self.groups.domain_held(scope.mode, domain).await?
+        {
+            return Err(domain_taken());
         }
+        Ok(ready)
     }
 
     /// Stores the lead and prices it: within what is left of the wait
@@ -445,6 +461,7 @@ impl PriceOnPlan {
                 Err(StoreError::Conflict(Conflict::IdTaken)) if attempt + 1 < ID_ATTEMPTS => {
                     attempt += 1;
                 }
+                Err(StoreError::Conflict(Conflict::DomainTaken)) => return Err(domain_taken()),
                 Err(e) => return Err(e.into()),
             }
         };
@@ -541,6 +558,14 @@ impl PriceOnPlan {
     }
 }
 
+/// An enrolled group holds the company's domain.
+fn domain_taken() -> ServiceError {
+    ServiceError::Conflict(
+        "an enrolled group already exists for company.domain; send another domain or none"
+            .to_owned(),
+    )
+}
+
 /// Seconds a pricing is expected to take: about 8 million simulated
 /// person-years a second on the two cores of the reference machine, plus a
 /// second for everything else.
@@ -554,10 +579,17 @@ fn estimate_secs(p: &Preview) -> u32 {
     u32::try_from(1 + work / 8_000_000).unwrap_or(u32::MAX)
 }
 
-/// Errors sorted by row (then field), the order they are reported in.
-fn sorted(mut errors: Vec<FieldError>) -> Vec<FieldError> {
-    errors.sort_by(|a, b| a.index.cmp(&b.index).then_with(|| a.field.cmp(&b.field)));
-    errors
+/// Errors sorted by row (then field), the order they are reported in, one
+/// per field: where the service and the engine both name a field (a
+/// missing `plan`, a bad `company.zip`), the service's message stays.
+fn sorted(errors: Vec<FieldError>) -> Vec<FieldError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<FieldError> = errors
+        .into_iter()
+        .filter(|e| seen.insert((e.index, e.field.clone())))
+        .collect();
+    out.sort_by(|a, b| a.index.cmp(&b.index).then_with(|| a.field.cmp(&b.field)));
+    out
 }
 
 /// The engine's errors in the service's vocabulary.

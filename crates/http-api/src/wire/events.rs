@@ -35,6 +35,27 @@ pub struct EventOut {
     /// The event's data (per type; see Events in the specification).
     #[schema(value_type = Object)]
     pub data: Value,
+    /// Where its webhook delivery stands (added; not part of a delivery's
+    /// body).
+    pub delivery: DeliveryOut,
+}
+
+/// The delivery state of an event.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"state": "pending", "attempts": 1, "last_status_code": 503,
+    "next_attempt_at": "2026-11-21T13:14:01Z"}))]
+pub struct DeliveryOut {
+    /// `pending` (an attempt is due), `delivered` (an endpoint answered
+    /// 2xx), `failed` (the first attempt and 3 retries failed) or
+    /// `no_endpoint` (no endpoint was registered when it was due).
+    pub state: String,
+    /// Attempts made.
+    pub attempts: u32,
+    /// The HTTP status of the last attempt, null when none answered.
+    pub last_status_code: Option<u16>,
+    /// When the next attempt is due (pending only).
+    #[schema(format = DateTime)]
+    pub next_attempt_at: Option<String>,
 }
 
 impl From<&Event> for EventOut {
@@ -53,6 +74,12 @@ impl From<&Event> for EventOut {
             created_at: text("created_at"),
             mode: text("mode"),
             data: envelope.get("data").cloned().unwrap_or(Value::Null),
+            delivery: DeliveryOut {
+                state: e.state.as_str().to_owned(),
+                attempts: e.attempts,
+                last_status_code: e.last_status,
+                next_attempt_at: e.next_attempt_at.map(crate::wire::timestamp),
+            },
         }
     }
 }

@@ -26,10 +26,14 @@ mod logs;
 mod members;
 mod openapi;
 mod pages;
+mod price_on_plan;
+mod price_on_plan_forms;
 mod quotes;
 mod races;
 mod smoke;
 mod unavailable;
+mod webhook_events;
+mod webhooks;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -151,7 +155,6 @@ impl TestApp {
 
     /// The application whose price-on-plan waits `budget` for pricing
     /// (zero: every new request answers 202 and the job worker prices it).
-    #[allow(dead_code, reason = "the price-on-plan tests follow")]
     pub fn with_wait_budget(db: TestDb, budget: std::time::Duration) -> Self {
         Self::with_parts(db, HttpConfig::default(), |p| p.wait_budget = budget)
     }
@@ -179,6 +182,32 @@ impl TestApp {
             shared: parts,
             mail,
         }
+    }
+
+    /// The application whose webhooks allow `http://` and loopback
+    /// endpoints (a receiver on 127.0.0.1) and whose retry delays are
+    /// multiplied by `retry_time_scale`.
+    pub fn with_webhooks(db: TestDb, retry_time_scale: f64) -> Self {
+        Self::with_parts(db, HttpConfig::default(), |p| {
+            let parts = std::mem::replace(p, server::compose::Shared::builtin().unwrap());
+            *p = parts
+                .with_webhooks(domain::services::webhooks::WebhookSettings {
+                    allow_insecure_endpoints: true,
+                    retry_time_scale,
+                })
+                .unwrap();
+        })
+    }
+
+    /// The webhook service of this application (its dispatcher).
+    pub fn webhooks(&self) -> domain::services::webhooks::Webhooks {
+        server::compose::webhooks_service(&self.db.stores, &self.ports, &self.shared)
+    }
+
+    /// Makes every due webhook attempt (the dispatcher, stepped until
+    /// nothing is due at the app's clock); returns how many were made.
+    pub async fn deliver(&self) -> usize {
+        server::dispatch::drain(&self.webhooks()).await.unwrap()
     }
 
     /// The state of a second application (another server process) over

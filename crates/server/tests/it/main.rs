@@ -17,3 +17,4 @@ mod price_on_plan;
 mod quote;
 mod scale;
 mod serve;
+mod webhooks_serve;

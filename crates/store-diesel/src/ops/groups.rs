@@ -8,6 +8,7 @@ use diesel_async::RunQueryDsl;
 use domain::event::NewEvent;
 use domain::group::{CompanyState, Group, GroupStatus};
 use domain::ids::GroupId;
+use domain::mode::Mode;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
 use domain::store::{Conflict, GroupStore, StoreError, StoreResult};
@@ -120,6 +121,11 @@ impl GroupStore for Store {
     async fn group(&self, scope: &Scope, id: &GroupId) -> StoreResult<Group> {
         let mut conn = self.conn().await?;
         Ok(load_group(&mut conn, scope, id.as_str()).await?)
+    }
+
+    async fn domain_held(&self, mode: Mode, domain: &str) -> StoreResult<bool> {
+        let mut conn = self.conn().await?;
+        Ok(domain_held(&mut conn, mode.as_str(), domain, "").await?)
     }
 
     async fn find_group(&self, id: &GroupId) -> StoreResult<Group> {

@@ -47,6 +47,24 @@ impl OutboxStore for Store {
         Ok(())
     }
 
+    async fn append_claimed(
+        &self,
+        event: &NewEvent,
+        now_ms: i64,
+        lease_until_ms: i64,
+    ) -> StoreResult<()> {
+        let mut row = EventRow::new(event, now_ms)?;
+        row.locked_until_ms = Some(lease_until_ms);
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(self, conn, async |c: &mut Conn| {
+            insert_events(c, vec![row]).await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
+        Ok(())
+    }
+
     async fn claim_deliveries(
         &self,
         now_ms: i64,

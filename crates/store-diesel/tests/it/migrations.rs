@@ -55,6 +55,7 @@ async fn up_down_up(t: TestDb) {
         "partners",
         "quotes",
         "rate_limits",
+        "webhook_endpoints",
     ];
     assert_eq!(tables(&t.db).await, expected);
     // Applying again is a no-op.

@@ -47,8 +47,13 @@ fn scope() -> Scope {
 }
 
 fn service(quotes: MockQuoteStore, jobs: MockJobStore, budget: Duration) -> PriceOnPlan {
+    let mut groups = crate::store::MockGroupStore::new();
+    groups
+        .expect_domain_held()
+        .returning(|_, domain| Ok(domain == "held.example"));
     PriceOnPlan::new(
         PriceOnPlanPorts {
+            groups: Arc::new(groups),
             quotes: Arc::new(quotes),
             jobs: Arc::new(jobs),
             clock: clock(),
@@ -128,7 +133,11 @@ fn job_of(lead: &Lead) -> Job {
 
 #[test]
 fn the_request_digest_ignores_nothing_but_is_stable() {
-    let svc = service(MockQuoteStore::new(), MockJobStore::new(), DEFAULT_WAIT_BUDGET);
+    let svc = service(
+        MockQuoteStore::new(),
+        MockJobStore::new(),
+        DEFAULT_WAIT_BUDGET,
+    );
     let start = svc.plan_year_start();
     assert_eq!(start, date!(2026 - 12 - 01));
     let a = svc.request_digest(br#"{"census":[]}"#, start);
@@ -189,7 +198,11 @@ async fn a_repeat_finds_its_finished_or_pending_quote_but_not_one_whose_job_gave
 #[tokio::test]
 async fn every_bad_field_is_named_before_anything_is_stored() {
     // No store expectations: any call would panic.
-    let svc = service(MockQuoteStore::new(), MockJobStore::new(), DEFAULT_WAIT_BUDGET);
+    let svc = service(
+        MockQuoteStore::new(),
+        MockJobStore::new(),
+        DEFAULT_WAIT_BUDGET,
+    );
     let mut bad = input(2);
     bad.plan = None;
     bad.census.push(bad.census[0].clone());
@@ -231,7 +244,11 @@ async fn every_bad_field_is_named_before_anything_is_stored() {
 
 #[tokio::test]
 async fn an_hr_request_may_omit_the_plan_when_it_sends_market_plans() {
-    let svc = service(MockQuoteStore::new(), MockJobStore::new(), DEFAULT_WAIT_BUDGET);
+    let svc = service(
+        MockQuoteStore::new(),
+        MockJobStore::new(),
+        DEFAULT_WAIT_BUDGET,
+    );
     let mut hr = input(1);
     hr.plan = None;
     hr.plan_required = false;
@@ -251,18 +268,23 @@ async fn an_hr_request_may_omit_the_plan_when_it_sends_market_plans() {
 }
 
 /// A quote store that keeps the stored lead and accepts the update.
-fn recording_quotes(lead: Arc<Mutex<Option<Lead>>>, updated: Arc<Mutex<Vec<QuoteStatus>>>) -> MockQuoteStore {
+fn recording_quotes(
+    lead: Arc<Mutex<Option<Lead>>>,
+    updated: Arc<Mutex<Vec<QuoteStatus>>>,
+) -> MockQuoteStore {
     let mut quotes = MockQuoteStore::new();
     quotes.expect_insert_lead().returning(move |l| {
         *lead.lock().unwrap() = Some(l.clone());
         Ok(())
     });
-    quotes.expect_update_quote().returning(move |_, _, status, body, events| {
-        assert!(events.is_empty());
-        assert!(body["answer"].is_object());
-        updated.lock().unwrap().push(status);
-        Ok(())
-    });
+    quotes
+        .expect_update_quote()
+        .returning(move |_, _, status, body, events| {
+            assert!(events.is_empty());
+            assert!(body["answer"].is_object());
+            updated.lock().unwrap().push(status);
+            Ok(())
+        });
     quotes
 }
 
@@ -291,7 +313,11 @@ async fn with_a_zero_budget_the_lead_is_stored_with_a_queued_job_and_answered_pe
     assert_eq!(stored.group.census_member_count, 3);
     assert_eq!(stored.census.rows.len(), 3);
     assert_eq!(stored.census.fresh_ids.len(), 3);
-    assert!(stored.group.domain.ends_with(".invalid"), "{}", stored.group.domain);
+    assert!(
+        stored.group.domain.ends_with(".invalid"),
+        "{}",
+        stored.group.domain
+    );
     assert_eq!(
         stored.group.address.as_ref().and_then(|a| a.zip.as_deref()),
         Some("60601"),
@@ -372,14 +398,23 @@ async fn a_quote_another_worker_finished_is_read_back() {
         .expect_update_quote()
         .returning(|_, _, _, _, _| Err(StoreError::Conflict(Conflict::QuoteStatusMoved)));
     let read = done.clone();
-    quotes.expect_quote().returning(move |_, _| Ok(read.clone()));
+    quotes
+        .expect_quote()
+        .returning(move |_, _| Ok(read.clone()));
     let svc = service(quotes, MockJobStore::new(), DEFAULT_WAIT_BUDGET);
-    let ready = service(MockQuoteStore::new(), MockJobStore::new(), DEFAULT_WAIT_BUDGET)
-        .prepare(&scope(), input(1))
+    let ready = service(
+        MockQuoteStore::new(),
+        MockJobStore::new(),
+        DEFAULT_WAIT_BUDGET,
+    )
+    .prepare(&scope(), input(1))
+    .await
+    .unwrap();
+    let answer = ready.prepared.finish();
+    let got = svc
+        .finish_quote(&pending, answer, Vec::new())
         .await
         .unwrap();
-    let answer = ready.prepared.finish();
-    let got = svc.finish_quote(&pending, answer, Vec::new()).await.unwrap();
     assert_eq!(got, done);
 }
 
@@ -398,6 +433,16 @@ async fn a_domain_held_by_an_enrolled_group_is_a_conflict() {
     let ready = svc.prepare(&scope(), req).await.unwrap();
     assert!(matches!(
         svc.start(&scope(), ready, "d", Instant::now()).await,
+        Err(ServiceError::Conflict(_))
+    ));
+    // Known before anything is stored or charged.
+    let mut held = input(1);
+    held.company = Some(Company {
+        domain: Some("held.example".to_owned()),
+        ..Company::default()
+    });
+    assert!(matches!(
+        svc.prepare(&scope(), held).await,
         Err(ServiceError::Conflict(_))
     ));
 }

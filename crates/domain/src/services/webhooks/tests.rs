@@ -1,0 +1,355 @@
+//! Unit tests of the webhook service against the port mocks: registration
+//! checks and sealing, the test ping's claimed first attempt, the
+//! dispatcher's signing, field style, retry schedule and missing endpoint.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+
+use super::*;
+use crate::ids::PartnerId;
+use crate::mode::Mode;
+use crate::partner::Partner;
+use crate::ports::{MockClock, MockDeliverer, MockEntropy, MockSealer};
+use crate::store::{MockOutboxStore, MockPartnerStore, MockWebhookStore};
+
+const NOW_MS: i64 = 1_795_275_000_123;
+const NOW: i64 = 1_795_275_000;
+
+fn scope() -> Scope {
+    Scope::new(PartnerId::from_bytes([0xaa; 6]), Mode::Test)
+}
+
+fn clock() -> Arc<MockClock> {
+    let mut c = MockClock::new();
+    c.expect_now_ms().return_const(NOW_MS);
+    Arc::new(c)
+}
+
+fn entropy() -> Arc<MockEntropy> {
+    let mut e = MockEntropy::new();
+    e.expect_fill().returning(|buf| buf.fill(7));
+    Arc::new(e)
+}
+
+/// A sealer that "seals" by prefixing the context.
+fn sealer() -> Arc<MockSealer> {
+    let mut s = MockSealer::new();
+    s.expect_seal().returning(|p, ctx| [ctx, b"|", p].concat());
+    s.expect_open().returning(|sealed, ctx| {
+        sealed
+            .strip_prefix(ctx)
+            .and_then(|r| r.strip_prefix(b"|"))
+            .map(<[u8]>::to_vec)
+            .ok_or(crate::ports::Unseal)
+    });
+    Arc::new(s)
+}
+
+fn partners(kind: PartnerKind) -> Arc<MockPartnerStore> {
+    let mut p = MockPartnerStore::new();
+    p.expect_partner().returning(move |id| {
+        Ok(Partner {
+            id: id.clone(),
+            name: "P".to_owned(),
+            kind,
+            benefits_admin: crate::partner::BenefitsAdmin::Partner,
+            live_enabled: false,
+            capabilities: Vec::new(),
+        })
+    });
+    Arc::new(p)
+}
+
+struct Parts {
+    endpoints: MockWebhookStore,
+    outbox: MockOutboxStore,
+    deliverer: MockDeliverer,
+    kind: PartnerKind,
+    settings: WebhookSettings,
+}
+
+impl Parts {
+    fn new() -> Self {
+        Self {
+            endpoints: MockWebhookStore::new(),
+            outbox: MockOutboxStore::new(),
+            deliverer: MockDeliverer::new(),
+            kind: PartnerKind::Broker,
+            settings: WebhookSettings::default(),
+        }
+    }
+
+    fn build(self) -> Webhooks {
+        Webhooks::new(
+            WebhookPorts {
+                endpoints: Arc::new(self.endpoints),
+                outbox: Arc::new(self.outbox),
+                partners: partners(self.kind),
+                deliverer: Arc::new(self.deliverer),
+                sealer: sealer(),
+                clock: clock(),
+                entropy: entropy(),
+            },
+            self.settings,
+        )
+    }
+}
+
+const SECRET: &str = "whsec_0707070707070707070707070707070707070707070707070707070707070707";
+
+fn endpoint() -> WebhookEndpoint {
+    let mut ctx = seal_context(&scope());
+    ctx.extend_from_slice(b"|");
+    ctx.extend_from_slice(SECRET.as_bytes());
+    WebhookEndpoint {
+        scope: scope(),
+        url: "https://hooks.example.com/h".to_owned(),
+        sealed_secret: ctx,
+        created_at: NOW - 60,
+    }
+}
+
+fn event(attempts: u32) -> Event {
+    Event {
+        event: NewEvent {
+            id: EventId::from_bytes([0xe0; 6]),
+            scope: scope(),
+            event_type: EventType::CensusProcessed,
+            created_at: NOW - 5,
+            data: json!({"groupId": "grp_424242424242", "memberCount": 3}),
+        },
+        state: DeliveryState::Pending,
+        attempts,
+        next_attempt_at: None,
+        last_status: None,
+        lease_until_ms: Some(NOW_MS + DELIVERY_LEASE_MS),
+    }
+}
+
+/// Checks a delivery's headers and signature independently of `sign`.
+fn verify(d: &Delivery) -> serde_json::Value {
+    let header = |name: &str| {
+        d.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let verifier = webhooks::Verifier::new(webhooks::Secret::parse(SECRET).unwrap());
+    verifier
+        .verify(
+            &header("webhook-id"),
+            &header("webhook-timestamp"),
+            &header("webhook-signature"),
+            &d.body,
+            NOW,
+        )
+        .unwrap();
+    assert_eq!(header("content-type"), "application/json");
+    assert_eq!(header("webhook-timestamp"), NOW.to_string());
+    serde_json::from_slice(&d.body).unwrap()
+}
+
+#[tokio::test]
+async fn registration_checks_the_url_and_seals_a_fresh_secret() {
+    // Strict: http:// is refused before anything else.
+    let svc = Parts::new().build();
+    let Err(ServiceError::Invalid(d)) = svc.register(&scope(), "http://x.example/h").await else {
+        panic!("expected invalid");
+    };
+    assert_eq!(d[0].field, "url");
+
+    // A host the deliverer refuses is a 400 on url.
+    let mut p = Parts::new();
+    p.deliverer
+        .expect_check_host()
+        .returning(|_| Err("resolves to a loopback address".to_owned()));
+    let Err(ServiceError::Invalid(d)) = p.build().register(&scope(), "https://localhost/h").await
+    else {
+        panic!("expected invalid");
+    };
+    assert_eq!(d[0].message, "resolves to a loopback address");
+
+    // Accepted: stored sealed, answered once in the clear.
+    let stored = Arc::new(Mutex::new(None));
+    let mut p = Parts::new();
+    p.deliverer.expect_check_host().returning(|_| Ok(()));
+    let keep = Arc::clone(&stored);
+    p.endpoints.expect_put_endpoint().returning(move |e| {
+        *keep.lock().unwrap() = Some(e.clone());
+        Ok(())
+    });
+    let r = p
+        .build()
+        .register(&scope(), "https://hooks.example.com/h")
+        .await
+        .unwrap();
+    assert_eq!(r.secret, SECRET, "whsec_ + hex of the 32 entropy bytes");
+    let e = stored.lock().unwrap().clone().unwrap();
+    assert_ne!(e.sealed_secret, SECRET.as_bytes());
+    assert!(
+        !format!("{r:?}").contains("whsec_"),
+        "Debug hides the secret"
+    );
+
+    // Insecure endpoints allowed: no host check at all.
+    let mut p = Parts::new();
+    p.settings.allow_insecure_endpoints = true;
+    p.endpoints.expect_put_endpoint().returning(|_| Ok(()));
+    assert!(
+        p.build()
+            .register(&scope(), "http://127.0.0.1:9/h")
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn the_test_ping_is_claimed_then_attempted_before_answering() {
+    let mut p = Parts::new();
+    p.endpoints
+        .expect_endpoint()
+        .returning(|_| Ok(Some(endpoint())));
+    p.outbox
+        .expect_append_claimed()
+        .withf(|e, now, lease| {
+            e.event_type == EventType::Ping
+                && *now == NOW_MS
+                && *lease == NOW_MS + DELIVERY_LEASE_MS
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let keep = Arc::clone(&seen);
+    p.deliverer.expect_deliver().returning(move |d| {
+        keep.lock().unwrap().push(d);
+        AttemptResult::Failed { status: Some(503) }
+    });
+    p.outbox
+        .expect_record_attempt()
+        .withf(|_, lease, state, status, next| {
+            *lease == NOW_MS + DELIVERY_LEASE_MS
+                && *state == DeliveryState::Pending
+                && *status == Some(503)
+                && *next == Some(NOW_MS + 1_000)
+        })
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(true));
+    let out = p.build().test(&scope()).await.unwrap();
+    assert!(!out.delivered);
+    assert_eq!(out.status_code, Some(503));
+    let body = verify(&seen.lock().unwrap()[0]);
+    assert_eq!(body["type"], "ping");
+    assert_eq!(body["id"], out.id.as_str());
+    assert_eq!(body["data"], json!({}));
+
+    // No endpoint: not found, nothing appended.
+    let mut p = Parts::new();
+    p.endpoints.expect_endpoint().returning(|_| Ok(None));
+    assert!(matches!(
+        p.build().test(&scope()).await,
+        Err(ServiceError::NotFound)
+    ));
+}
+
+#[tokio::test]
+async fn the_dispatcher_signs_in_the_partners_style_and_schedules_retries() {
+    for (kind, key) in [
+        (PartnerKind::Broker, "member_count"),
+        (PartnerKind::HrPlatform, "memberCount"),
+    ] {
+        let mut p = Parts::new();
+        p.kind = kind;
+        p.outbox
+            .expect_claim_deliveries()
+            .times(1)
+            .returning(|_, _, _| Ok(vec![event(2)]));
+        p.endpoints
+            .expect_endpoint()
+            .times(1)
+            .returning(|_| Ok(Some(endpoint())));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let keep = Arc::clone(&seen);
+        p.deliverer.expect_deliver().returning(move |d| {
+            keep.lock().unwrap().push(d);
+            AttemptResult::Failed { status: None }
+        });
+        // The third attempt failed: the last retry is due 25 s later.
+        p.outbox
+            .expect_record_attempt()
+            .withf(|_, _, state, status, next| {
+                *state == DeliveryState::Pending
+                    && status.is_none()
+                    && *next == Some(NOW_MS + 25_000)
+            })
+            .times(1)
+            .returning(|_, _, _, _, _| Ok(true));
+        assert_eq!(p.build().step().await.unwrap(), 1);
+        let body = verify(&seen.lock().unwrap()[0]);
+        assert_eq!(body["data"][key], 3, "{kind:?}: {body}");
+        assert_eq!(body["id"], "evt_e0e0e0e0e0e0");
+    }
+}
+
+#[tokio::test]
+async fn the_fourth_failure_is_final_and_a_missing_endpoint_is_recorded() {
+    let mut p = Parts::new();
+    p.settings.retry_time_scale = 0.01;
+    p.outbox
+        .expect_claim_deliveries()
+        .returning(|_, _, _| Ok(vec![event(3)]));
+    p.endpoints
+        .expect_endpoint()
+        .returning(|_| Ok(Some(endpoint())));
+    p.deliverer
+        .expect_deliver()
+        .returning(|_| AttemptResult::Failed { status: Some(500) });
+    p.outbox
+        .expect_record_attempt()
+        .withf(|_, _, state, _, next| *state == DeliveryState::Failed && next.is_none())
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(true));
+    p.build().step().await.unwrap();
+
+    let mut p = Parts::new();
+    p.outbox
+        .expect_claim_deliveries()
+        .returning(|_, _, _| Ok(vec![event(0)]));
+    p.endpoints.expect_endpoint().returning(|_| Ok(None));
+    p.deliverer.expect_deliver().never();
+    p.outbox
+        .expect_record_attempt()
+        .withf(|_, _, state, _, _| *state == DeliveryState::NoEndpoint)
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(true));
+    p.build().step().await.unwrap();
+
+    // Nothing due: nothing else is touched.
+    let mut p = Parts::new();
+    p.outbox
+        .expect_claim_deliveries()
+        .returning(|_, _, _| Ok(Vec::new()));
+    assert_eq!(p.build().step().await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn a_retry_schedule_follows_the_time_scale() {
+    let mut p = Parts::new();
+    p.settings.retry_time_scale = 0.1;
+    p.outbox
+        .expect_claim_deliveries()
+        .returning(|_, _, _| Ok(vec![event(1)]));
+    p.endpoints
+        .expect_endpoint()
+        .returning(|_| Ok(Some(endpoint())));
+    p.deliverer
+        .expect_deliver()
+        .returning(|_| AttemptResult::Failed { status: Some(502) });
+    p.outbox
+        .expect_record_attempt()
+        .withf(|_, _, _, _, next| *next == Some(NOW_MS + 500))
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(true));
+    p.build().step().await.unwrap();
+}
