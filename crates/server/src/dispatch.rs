@@ -15,8 +15,23 @@ pub const IDLE_POLL: Duration = Duration::from_millis(100);
 /// How long the dispatcher waits after a store failure.
 pub const ERROR_BACKOFF: Duration = Duration::from_secs(2);
 
-/// Delivers until the future is dropped.
+/// Dispatcher lanes: each claims and delivers its own batches, so an
+/// endpoint that takes its full 10 s holds up only the other deliveries
+/// of its lane's batch.
+pub const LANES: usize = 4;
+
+/// Delivers until the future is dropped, on [`LANES`] concurrent lanes.
 pub async fn run(webhooks: Webhooks) {
+    let lanes: Vec<_> = (0..LANES)
+        .map(|_| tokio::spawn(lane(webhooks.clone())))
+        .collect();
+    for lane in lanes {
+        let _ = lane.await;
+    }
+}
+
+/// One lane: step, or sleep when nothing is due.
+async fn lane(webhooks: Webhooks) {
     loop {
         match webhooks.step().await {
             Ok(0) => tokio::time::sleep(IDLE_POLL).await,
