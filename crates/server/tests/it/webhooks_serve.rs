@@ -345,6 +345,16 @@ impl Serve {
             .to_owned()
     }
 
+    /// The demo partner's `prt_` id this start printed.
+    fn demo_partner(&self) -> String {
+        self.stdout
+            .iter()
+            .find_map(|l| l.strip_prefix("Demo partner: "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no demo partner in {:?}", self.stdout))
+            .to_owned()
+    }
+
     /// One request over a fresh connection; (status, JSON body or null).
     fn call(&self, method: &str, path: &str, key: &str, body: Option<&Value>) -> (u16, Value) {
         let mut s = TcpStream::connect(&self.addr).unwrap();
@@ -672,6 +682,29 @@ fn deliveries_verify_with_the_standardwebhooks_package() {
         receiver.of(&ping_id).len(),
         1,
         "the first attempt is made before answering"
+    );
+
+    // Go-live readiness now sees the delivered signed ping.
+    let readiness = Command::new(BIN)
+        .args(["partner", "readiness", &server.demo_partner(), "--json"])
+        .args(["--database-url", &sqlite_url(&dir)])
+        .current_dir(&dir)
+        .env("PARTNER_API_SECRETS__SEALING_KEY", SEALING_KEY)
+        .output()
+        .unwrap();
+    assert!(readiness.status.success(), "{readiness:?}");
+    let readiness: Value = serde_json::from_slice(&readiness.stdout).unwrap();
+    assert_eq!(
+        readiness["test_mode"]["webhook_pings_delivered"], 1,
+        "{readiness}"
+    );
+    assert!(
+        !readiness["missing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == "webhook_ping"),
+        "{readiness}"
     );
 
     let gid = server.group_with_census(&key, 1);
