@@ -150,7 +150,15 @@ pub fn parse<T: DeserializeOwned>(
     bytes: &[u8],
     read_only: &[&str],
 ) -> Result<T, ApiError> {
-    let value = object(req, bytes)?;
+    from_value(object(req, bytes)?, read_only)
+}
+
+/// [`parse`] of a body already read by [`object`].
+///
+/// # Errors
+/// 400 `invalid_request` naming each unknown or read-only field and each
+/// field of a wrong type.
+pub fn from_value<T: DeserializeOwned>(value: Value, read_only: &[&str]) -> Result<T, ApiError> {
     let mut errors: Vec<FieldError> = read_only
         .iter()
         .filter(|f| value.get(**f).is_some())

@@ -39,45 +39,51 @@ const REPLAYED: [HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
 /// level; anything that is not JSON is taken as is.
 #[must_use]
 pub fn canonical(bytes: &[u8]) -> Vec<u8> {
-    fn write(v: &Value, out: &mut String) {
-        match v {
-            Value::Object(map) => {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                out.push('{');
-                for (i, (k, v)) in entries.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String(k.clone()).to_string());
-                    out.push(':');
-                    write(v, out);
-                }
-                out.push('}');
-            }
-            Value::Array(items) => {
-                out.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(v, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
     match serde_json::from_slice::<Value>(bytes)
         .ok()
         .and_then(|v| casing::normalize(v).ok())
     {
-        Some(v) => {
-            let mut out = String::new();
-            write(&v, &mut out);
-            out.into_bytes()
-        }
+        Some(v) => canonical_value(&v),
         None => bytes.to_vec(),
+    }
+}
+
+/// The canonical bytes of a value whose keys are already snake_case
+/// ([`casing::normalize`]): keys sorted at every level, no spaces.
+#[must_use]
+pub fn canonical_value(v: &Value) -> Vec<u8> {
+    let mut out = String::new();
+    write(v, &mut out);
+    out.into_bytes()
+}
+
+fn write(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(v, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
     }
 }
 

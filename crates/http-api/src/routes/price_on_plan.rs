@@ -18,7 +18,7 @@ use pricing_core::{CensusMember, CensusRules};
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
-use crate::idempotency::canonical;
+use crate::idempotency::canonical_value;
 use crate::limits;
 use crate::reply::Reply;
 use crate::routes::CommonErrors;
@@ -152,15 +152,16 @@ fn input(
 
 /// The canonical body a repeat is recognised by: `fields` and `exclude`
 /// only trim the answer, so they are not part of it.
-fn pricing_body(req: &HttpRequest, bytes: &[u8]) -> Result<Vec<u8>, ApiError> {
-    let mut value = body::object(req, bytes)?;
-    if let Value::Object(map) = &mut value {
-        map.remove("fields");
-        map.remove("exclude");
+fn pricing_body(value: &Value) -> Vec<u8> {
+    match value {
+        Value::Object(map) if map.contains_key("fields") || map.contains_key("exclude") => {
+            let mut map = map.clone();
+            map.remove("fields");
+            map.remove("exclude");
+            canonical_value(&Value::Object(map))
+        }
+        other => canonical_value(other),
     }
-    Ok(canonical(
-        &serde_json::to_vec(&value).map_err(ApiError::internal)?,
-    ))
 }
 
 /// Price the `diamond` and `value` versions on one partner plan.
@@ -215,12 +216,16 @@ pub async fn price_on_plan(
 ) -> Result<Reply, ApiError> {
     let received = Instant::now();
     let form = form_of(&caller);
-    let parsed: PriceOnPlanBody = body::parse(&req, &bytes, &[])?;
+    // The body is read once: its canonical form finds a repeat, and the
+    // same value is parsed into the request.
+    let value = body::object(&req, &bytes)?;
+    let canonical = pricing_body(&value);
+    let parsed: PriceOnPlanBody = body::from_value(value, &[])?;
     let (input, trim) = input(&caller, form, parsed)?;
     let fields = trim.fields.unwrap_or_default();
     let exclude = trim.exclude.unwrap_or_default();
     let service = &state.price_on_plan;
-    let digest = service.request_digest(&pricing_body(&req, &bytes)?, service.plan_year_start());
+    let digest = service.request_digest(&canonical, service.plan_year_start());
     let scope = caller.principal.scope();
     // A repeat (a poll) answers from the stored quote and is free.
     if let Some(found) = service.find(&scope, &digest).await? {
