@@ -14,6 +14,7 @@
 //! process's worker then prices it ([`PriceOnPlanHandler`]).
 
 mod handler;
+mod lead;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,9 +32,8 @@ use tokio::sync::Notify;
 
 use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
 use crate::error::FieldError;
-use crate::group::{Address, Group, GroupFields, GroupStatus};
 use crate::hex;
-use crate::ids::{GroupId, JobId, QuoteId};
+use crate::ids::{JobId, QuoteId};
 use crate::job::{JobKind, NewJob};
 use crate::ports::{Clock, Entropy, Minter};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
@@ -44,6 +44,7 @@ use crate::services::quotes::{date_of, next_month_start};
 use crate::store::{Conflict, GroupStore, JobStore, Lead, QuoteStore, StoreError};
 
 pub use handler::PriceOnPlanHandler;
+use lead::{company_errors, domain_taken, lead_group};
 
 /// How many times a lead is stored with fresh ids after an id collision.
 const ID_ATTEMPTS: u32 = 3;
@@ -393,6 +394,12 @@ impl PriceOnPlan {
         let minter = Minter::new(self.entropy.as_ref());
         let members = &ready.input.census;
         let digest_of_census = rating_digest(members);
+        let expiry_days = self
+            .card
+            .group_params(None, Some(scope.partner.as_str()))
+            .map_err(|e| ServiceError::Internal(Box::new(e)))?
+            .quote_expiry_days;
+        let expires_at = now.saturating_add(i64::from(expiry_days) * 86_400);
         let mut attempt = 0;
         let lead = loop {
             let group = lead_group(
@@ -413,14 +420,7 @@ impl PriceOnPlan {
                 group_id: group.id.clone(),
                 status: QuoteStatus::Pricing,
                 rating_digest: crate::services::quotes::group_pricing_digest(&group),
-                expires_at: now.saturating_add(
-                    i64::from(
-                        self.card
-                            .group_params(None, Some(scope.partner.as_str()))
-                            .map_err(|e| ServiceError::Internal(Box::new(e)))?
-                            .quote_expiry_days,
-                    ) * 86_400,
-                ),
+                expires_at,
                 body: body.clone(),
                 created_at: now,
             };
@@ -558,14 +558,6 @@ impl PriceOnPlan {
     }
 }
 
-/// An enrolled group holds the company's domain.
-fn domain_taken() -> ServiceError {
-    ServiceError::Conflict(
-        "an enrolled group already exists for company.domain; send another domain or none"
-            .to_owned(),
-    )
-}
-
 /// Seconds a pricing is expected to take: about 8 million simulated
 /// person-years a second on the two cores of the reference machine, plus a
 /// second for everything else.
@@ -602,83 +594,6 @@ fn engine_error(e: PricingError) -> ServiceError {
             ServiceError::Internal(Box::new(other))
         }
     }
-}
-
-/// The group fields of a company, for validation and the lead.
-fn company_fields(c: &Company) -> GroupFields {
-    GroupFields {
-        company_name: c.name.clone(),
-        domain: c.domain.clone(),
-        external_id: c.external_id.clone(),
-        address: (c.zip.is_some() || c.state.is_some()).then(|| Address {
-            line1: None,
-            city: None,
-            state: c.state.clone(),
-            zip: c.zip.clone(),
-        }),
-        contact: None,
-        current_coverage: None,
-    }
-}
-
-/// Every bad field of a company, named `company.*`.
-fn company_errors(c: &Company) -> Vec<FieldError> {
-    match company_fields(c).validate(false) {
-        Ok(()) => Vec::new(),
-        Err(crate::error::DomainError::Invalid(errors)) => errors
-            .into_iter()
-            .map(|e| {
-                let field = match e.field.as_str() {
-                    "company_name" => "company.name".to_owned(),
-                    "address.zip" => "company.zip".to_owned(),
-                    "address.state" => "company.state".to_owned(),
-                    other => format!("company.{other}"),
-                };
-                FieldError { field, ..e }
-            })
-            .collect(),
-        Err(other) => vec![FieldError::new("company", other.to_string())],
-    }
-}
-
-/// The lead's group: the company's fields (a generated name and domain
-/// where it sent none), the company ZIP as its address, and the census
-/// already counted; `quoted`.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one call site; the inputs are distinct facts"
-)]
-fn lead_group(
-    scope: &Scope,
-    id: GroupId,
-    company: Option<&Company>,
-    zip: Option<&str>,
-    members: usize,
-    digest: &str,
-    now: i64,
-    start: Date,
-) -> Result<Group, ServiceError> {
-    let mut fields = company.map(company_fields).unwrap_or_default();
-    let hex_id = id.as_str().trim_start_matches("grp_").to_owned();
-    fields
-        .company_name
-        .get_or_insert_with(|| format!("Price-on-plan lead {start}"));
-    fields
-        .domain
-        .get_or_insert_with(|| format!("lead-{hex_id}.invalid"));
-    let address = fields.address.get_or_insert_with(Address::default);
-    if address.zip.is_none() {
-        address.zip = zip.map(str::to_owned);
-    }
-    if address.zip.is_none() && address.state.is_none() {
-        fields.address = None;
-    }
-    let mut group = Group::create(id, scope.partner.clone(), scope.mode, fields, now)
-        .map_err(ServiceError::from)?;
-    group.status = GroupStatus::Quoted;
-    group.census_member_count = u32::try_from(members).unwrap_or(u32::MAX);
-    group.rating_digest = Some(digest.to_owned());
-    Ok(group)
 }
 
 #[cfg(test)]

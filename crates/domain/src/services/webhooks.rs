@@ -255,7 +255,7 @@ impl Webhooks {
             }
         });
         let n = claimed.len();
-        for outcome in futures_join_all(attempts).await {
+        for outcome in futures_util::future::join_all(attempts).await {
             outcome?;
         }
         Ok(n)
@@ -326,34 +326,6 @@ impl Webhooks {
             .await?;
         Ok(())
     }
-}
-
-/// Runs futures concurrently on the current task and collects their
-/// outputs in order (a small `join_all`, so the domain needs no futures
-/// crate).
-async fn futures_join_all<F: std::future::Future>(
-    futures: impl IntoIterator<Item = F>,
-) -> Vec<F::Output> {
-    let mut pinned: Vec<std::pin::Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
-    let mut outputs: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (f, out) in pinned.iter_mut().zip(outputs.iter_mut()) {
-            if out.is_none() {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => *out = Some(v),
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use actix_web::{HttpRequest, get, post, web};
 
 use domain::error::FieldError;
 use domain::ids::QuoteId;
-use domain::quote::QuoteKind;
+use domain::quote::{Quote, QuoteKind};
 use domain::services::ServiceError;
 use domain::services::quotes::{QuoteInput as DomainInput, VersionId, check_start, date_of};
 use pricing_core::census::date_opt;
@@ -229,11 +229,20 @@ pub async fn get_quote(
         .get(&caller.principal.scope(), &id)
         .await
         .map_err(|e| not_found_as(e, NO_QUOTE))?;
+    quote_reply(&state, &caller, &quote)
+}
+
+/// A stored quote as read: the Quote resource, or a price-on-plan quote's
+/// stored answer, whole, in the caller's form.
+pub(crate) fn quote_reply(
+    state: &AppState,
+    caller: &Caller,
+    quote: &Quote,
+) -> Result<Reply, ApiError> {
     match quote.kind {
-        QuoteKind::Quote => Reply::ok(&QuoteOut::of(&quote)?),
-        // A price-on-plan quote reads back its stored answer, whole.
+        QuoteKind::Quote => Reply::ok(&QuoteOut::of(quote)?),
         QuoteKind::PriceOnPlan => {
-            crate::routes::price_on_plan::answer(&state, form_of(&caller), &quote, false, None)
+            crate::routes::price_on_plan::answer(state, form_of(caller), quote, false, None)
         }
     }
 }

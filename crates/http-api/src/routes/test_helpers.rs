@@ -52,17 +52,8 @@ pub async fn finalize_quote(
         .finalize(&caller.principal.scope(), &id)
         .await
         .map_err(|e| not_found_as(e, NO_QUOTE))?;
-    match quote.kind {
-        domain::quote::QuoteKind::Quote => Reply::ok(&QuoteOut::of(&quote)?),
-        // A price-on-plan quote answers as `GET /quotes/{id}` reads it.
-        domain::quote::QuoteKind::PriceOnPlan => crate::routes::price_on_plan::answer(
-            &state,
-            crate::routes::price_on_plan::form_of(&caller),
-            &quote,
-            false,
-            None,
-        ),
-    }
+    // Answered as `GET /quotes/{id}` reads it.
+    crate::routes::quotes::quote_reply(&state, &caller, &quote)
 }
 
 /// Take an enrolled group live, as the provisioned company would:

@@ -10,7 +10,8 @@ use serde_json::json;
 use time::macros::date;
 
 use super::*;
-use crate::ids::PartnerId;
+use crate::group::GroupStatus;
+use crate::ids::{GroupId, PartnerId};
 use crate::job::{Job, JobState};
 use crate::mode::Mode;
 use crate::ports::{MockClock, MockEntropy};
