@@ -157,7 +157,8 @@ pub struct CurrentCoverage {
     /// Carrier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carrier: Option<String>,
-    /// Per-employee-per-month cost, cents (≥ 0).
+    /// Per-employee-per-month cost, cents (0 to
+    /// [`pricing_core::money::MAX_MONTHLY_CENTS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pepm_cents: Option<i64>,
     /// Renewal date, `YYYY-MM-DD`.
@@ -261,7 +262,7 @@ impl GroupFields {
         if let Some(cov) = &self.current_coverage {
             checks.push(
                 cov.pepm_cents
-                    .and_then(|c| check_cents("current_coverage.pepm_cents", c)),
+                    .and_then(|c| check_monthly_cents("current_coverage.pepm_cents", c)),
             );
             if let Some(d) = &cov.renewal_date
                 && pricing_core::census::date_opt::parse(d).is_err()
@@ -389,10 +390,11 @@ pub fn check_email(field: &str, email: &str) -> Option<FieldError> {
     (!ok).then(|| FieldError::new(field, "must be an email address"))
 }
 
-/// Validates a non-negative amount of cents.
+/// Validates a monthly amount of cents (0 to
+/// [`pricing_core::money::MAX_MONTHLY_CENTS`]).
 #[must_use]
-pub fn check_cents(field: &str, cents: i64) -> Option<FieldError> {
-    (cents < 0).then(|| FieldError::new(field, "must be a non-negative integer of cents"))
+pub fn check_monthly_cents(field: &str, cents: i64) -> Option<FieldError> {
+    pricing_core::money::Amount::Monthly.check(field, None, cents)
 }
 
 /// Collects failures into a [`DomainError::Invalid`].
@@ -464,7 +466,12 @@ mod tests {
         assert!(fails(check_zip("address.zip", "9410a")));
         assert!(!fails(check_email("contact.email", "hr@acme.com")));
         assert!(fails(check_email("contact.email", "hr@acme")));
-        assert!(fails(check_cents("current_coverage.pepm_cents", -1)));
+        let pepm = |c| fails(check_monthly_cents("current_coverage.pepm_cents", c));
+        assert!(pepm(-1));
+        assert!(!pepm(0));
+        assert!(!pepm(100_000_000));
+        assert!(pepm(100_000_001));
+        assert!(pepm(i64::MAX));
         assert_eq!(
             collect([check_zip("a", "1"), None, check_state("b", "x")]),
             Err(DomainError::Invalid(vec![

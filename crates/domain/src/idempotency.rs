@@ -3,7 +3,8 @@
 //! One record per (partner, mode, key); it remembers the method and route
 //! it was first used on, so the same key on another endpoint is detected.
 //! A record is `in_flight` while the first request executes (a concurrent
-//! duplicate gets 409 `conflict` with `Retry-After: 1`), then holds the
+//! duplicate gets 409 `conflict` with `Retry-After: 1`; if the executing
+//! process dies, see [`IN_FLIGHT_LEASE_SECS`]), then holds the
 //! stored response for 24 hours. Responses with status 500, 503 or 429 are
 //! not stored: the record is released and a retry executes again.
 
@@ -12,8 +13,13 @@ use sha2::{Digest, Sha256};
 /// How long a stored response is replayed, in seconds.
 pub const REPLAY_WINDOW_SECS: i64 = 24 * 60 * 60;
 
-/// How long an `in_flight` record blocks duplicates before it is presumed
-/// abandoned by a crashed process, in seconds.
+/// How long an `in_flight` record blocks duplicates at most, in seconds.
+///
+/// A record names the process executing it, and a dead owner's records
+/// free long before this lease: at once when SQLite's one process
+/// restarts, and within 10 seconds on PostgreSQL, where owners keep a
+/// heartbeat (see [`crate::store::process`]). The lease bounds the rest: a
+/// live process whose request hangs, and a record written without an owner.
 pub const IN_FLIGHT_LEASE_SECS: i64 = 5 * 60;
 
 /// Longest key, in characters.

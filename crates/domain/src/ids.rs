@@ -126,6 +126,11 @@ id_type!(
     /// A request (`req_`), echoed in the `Request-Id` header.
     RequestId, "req_", "request"
 );
+id_type!(
+    /// A serving process (`proc_`): the owner its in-flight idempotency
+    /// records and job claims name (see [`crate::store::process`]).
+    ProcessId, "proc_", "process"
+);
 
 #[cfg(test)]
 mod tests {

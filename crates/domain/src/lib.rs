@@ -37,6 +37,7 @@ pub mod rate_limit;
 pub mod scope;
 pub mod services;
 pub mod store;
+pub mod text;
 pub mod webhook;
 
 pub use error::{DomainError, FieldError};

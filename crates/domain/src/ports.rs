@@ -6,8 +6,8 @@
 
 use crate::api_key::ApiKey;
 use crate::ids::{
-    EmbedSessionId, EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, QuoteId,
-    RequestId,
+    EmbedSessionId, EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, ProcessId,
+    QuoteId, RequestId,
 };
 use crate::mode::Mode;
 
@@ -167,6 +167,12 @@ impl<'a> Minter<'a> {
         EmbedSessionId::from_bytes(self.bytes())
     }
 
+    /// A new serving process id.
+    #[must_use]
+    pub fn process_id(&self) -> ProcessId {
+        ProcessId::from_bytes(self.bytes())
+    }
+
     /// 32 random bytes for a secret (webhook signing secrets).
     #[must_use]
     pub fn secret32(&self) -> [u8; 32] {
@@ -306,9 +312,11 @@ pub trait Deliverer: Send + Sync {
     /// seconds to answer, and any 2xx is a success.
     async fn deliver(&self, delivery: Delivery) -> crate::event::AttemptResult;
 
-    /// Whether `url` may receive deliveries: its host must not resolve to
-    /// a loopback, private, link-local or unique-local address (unless the
-    /// adapter is configured to allow insecure endpoints).
+    /// Whether `url` may receive deliveries: its host must not be, or
+    /// resolve to, a non-public address — loopback, private, link-local,
+    /// unique-local, reserved, or an IPv6 form that embeds a non-public
+    /// IPv4 address (unless the adapter is configured to allow insecure
+    /// endpoints).
     ///
     /// # Errors
     /// Why the host is refused.

@@ -16,6 +16,8 @@ pub mod price_on_plan;
 pub mod quotes;
 pub mod webhooks;
 
+use pricing_core::PricingError;
+
 use crate::error::{DomainError, FieldError};
 use crate::store::{Conflict, StoreError};
 
@@ -49,6 +51,10 @@ pub enum ServiceError {
     /// 422 `market_unavailable`: no rate-card market covers the census.
     #[error("no rate-card market covers the census's ZIP codes")]
     MarketUnavailable,
+    /// 422 `amount_out_of_range`: an amount the pricing derives does not
+    /// fit (the request's amounts are bounded, so this is a safety net).
+    #[error("an amount of this pricing is out of range; check the money fields of the request")]
+    AmountOutOfRange,
     /// The store cannot be reached (503 `not_configured`).
     #[error("database unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -64,6 +70,24 @@ impl From<StoreError> for ServiceError {
             StoreError::Conflict(c) => Self::Conflict(c.to_string()),
             StoreError::Unavailable(s) => Self::Unavailable(s),
             StoreError::Internal(s) => Self::Internal(s),
+        }
+    }
+}
+
+/// The one mapping of the engine's errors onto the service's vocabulary.
+/// Field paths are kept as the engine names them; a caller that re-paths
+/// them (the quotes service names the stored census's `members`) does so
+/// before converting.
+impl From<PricingError> for ServiceError {
+    fn from(e: PricingError) -> Self {
+        match e {
+            PricingError::CensusRequired => Self::CensusRequired,
+            PricingError::MarketUnavailable => Self::MarketUnavailable,
+            PricingError::InvalidCensus(details) | PricingError::InvalidPlan(details) => {
+                Self::Invalid(details)
+            }
+            PricingError::Overflow => Self::AmountOutOfRange,
+            e @ PricingError::RateCard(_) => Self::Internal(Box::new(e)),
         }
     }
 }

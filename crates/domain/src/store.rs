@@ -11,6 +11,8 @@
 //! **Scoping.** Every method that reads or writes a partner's resources
 //! takes a [`Scope`]; nothing of another partner or mode is ever returned.
 
+pub mod process;
+
 use async_trait::async_trait;
 
 use crate::account::ClaimsAggregate;
@@ -547,8 +549,9 @@ pub trait JobStore: Send + Sync {
     async fn enqueue(&self, job: &NewJob) -> StoreResult<()>;
 
     /// Claims the oldest due job of `kinds` (queued, or running with an
-    /// expired lease), leasing it until `now_ms + lease_ms` and counting the
-    /// attempt. Two claimants never get the same job.
+    /// expired lease or claimed by a dead process: see [`process`]),
+    /// leasing it to the store's owner until `now_ms + lease_ms` and
+    /// counting the attempt. Two claimants never get the same job.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
@@ -620,8 +623,10 @@ pub trait JobStore: Send + Sync {
 pub trait IdempotencyStore: Send + Sync {
     /// Atomically looks up `(scope, request.key)` and either starts an
     /// in-flight record ([`Begin::Execute`]) or reports a replay, a
-    /// mismatch or an in-flight duplicate. Records older than 24 hours and
-    /// in-flight records whose lease ran out count as absent.
+    /// mismatch or an in-flight duplicate. The in-flight record names the
+    /// store's owner. Records older than 24 hours, and in-flight records
+    /// whose lease ran out or whose owner is dead (see [`process`]), count
+    /// as absent.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
@@ -635,7 +640,8 @@ pub trait IdempotencyStore: Send + Sync {
     /// Stores the response of an executed request.
     ///
     /// # Errors
-    /// MUST return [`StoreError::NotFound`] when no in-flight record exists.
+    /// MUST return [`StoreError::NotFound`] when no in-flight record of the
+    /// store's owner exists (another process took over the key).
     async fn complete(
         &self,
         scope: &Scope,
@@ -644,7 +650,8 @@ pub trait IdempotencyStore: Send + Sync {
         now: i64,
     ) -> StoreResult<()>;
 
-    /// Drops an in-flight record (the response is not stored: 5xx, 429).
+    /// Drops the owner's in-flight record (the response is not stored:
+    /// 5xx, 429).
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].

@@ -149,6 +149,7 @@ mod tests {
         let proxy: IpAddr = [10, 0, 0, 1].into();
         let config = HttpConfig {
             trusted_proxies: vec![proxy],
+            body_timeout: std::time::Duration::from_secs(60),
             ..HttpConfig::default()
         };
         let via_proxy = TestRequest::default()

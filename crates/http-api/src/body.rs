@@ -1,6 +1,8 @@
-//! Request bodies: content type, JSON syntax, either field style, unknown
-//! fields and wrong types, each a 400 `invalid_request` whose `details`
-//! name the field (contract section 1).
+//! Request bodies: content type, JSON syntax, repeated keys, either field
+//! style, unknown fields, wrong types and control characters, each a 400
+//! `invalid_request` whose `details` name the field (contract section 1).
+
+mod json;
 
 use actix_web::HttpRequest;
 use actix_web::http::header;
@@ -25,11 +27,13 @@ fn is_json(req: &HttpRequest) -> bool {
         .is_some_and(|m| m == "application/json" || m.ends_with("+json"))
 }
 
-/// Reads a JSON object body with every key in snake_case.
+/// Reads a JSON object body with every key in snake_case. Its strings are
+/// not checked yet: [`from_value`] checks them for the whole body, and
+/// [`rows`] row by row.
 ///
 /// # Errors
 /// 400 `invalid_request` naming the content type, the syntax error, a
-/// non-object body, or a field sent in both styles.
+/// repeated key, a non-object body, or a field sent in both styles.
 pub fn object(req: &HttpRequest, bytes: &[u8]) -> Result<Value, ApiError> {
     if !is_json(req) {
         return Err(ApiError::invalid_field(
@@ -37,8 +41,7 @@ pub fn object(req: &HttpRequest, bytes: &[u8]) -> Result<Value, ApiError> {
             "must be application/json",
         ));
     }
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::invalid_field("body", &format!("is not valid JSON ({e})")))?;
+    let value = json::parse(bytes).map_err(|e| ApiError::invalid(vec![e]))?;
     if !value.is_object() {
         return Err(ApiError::invalid_field("body", "must be a JSON object"));
     }
@@ -103,7 +106,10 @@ pub fn rows<T: DeserializeOwned>(
                 e.message = "must be an object".to_owned();
                 return Err(vec![e]);
             };
-            let mut errors = Vec::new();
+            let mut errors = json::control_fields(&item, &format!("{prefix}[{index}]"));
+            for e in &mut errors {
+                e.index = Some(index);
+            }
             for key in map.keys().filter(|k| !known.contains(&k.as_str())) {
                 let mut e = at(&format!(".{key}"));
                 e.message = "is not a known field".to_owned();
@@ -156,14 +162,15 @@ pub fn parse<T: DeserializeOwned>(
 /// [`parse`] of a body already read by [`object`].
 ///
 /// # Errors
-/// 400 `invalid_request` naming each unknown or read-only field and each
-/// field of a wrong type.
+/// 400 `invalid_request` naming each unknown or read-only field, each
+/// field of a wrong type and each string holding a control character.
 pub fn from_value<T: DeserializeOwned>(value: Value, read_only: &[&str]) -> Result<T, ApiError> {
     let mut errors: Vec<FieldError> = read_only
         .iter()
         .filter(|f| value.get(**f).is_some())
         .map(|f| FieldError::new(*f, "is read-only"))
         .collect();
+    errors.extend(json::control_fields(&value, ""));
     // serde stops at the first wrong type; so that every unknown field and
     // every wrong type is reported at once, the offending value is removed
     // and the body deserialised again (a bounded number of times).

@@ -36,8 +36,8 @@ pub struct ErrorBody {
     /// Stable machine-readable code: `invalid_request`, `unauthorized`,
     /// `live_mode_disabled`, `forbidden`, `not_found`, `conflict`,
     /// `rates_pending`, `quote_expired`, `census_required`,
-    /// `market_unavailable`, `rate_limited`, `server_error` or
-    /// `not_configured`.
+    /// `market_unavailable`, `amount_out_of_range`, `rate_limited`,
+    /// `server_error` or `not_configured`.
     #[schema(example = "invalid_request")]
     pub error: String,
     /// Human-readable message; its wording may change.
@@ -107,6 +107,22 @@ impl ApiError {
     #[must_use]
     pub fn invalid_field(field: &str, message: &str) -> Self {
         Self::invalid(vec![FieldError::new(field, message)])
+    }
+
+    /// 408 `invalid_request`: the body did not arrive within `secs`
+    /// seconds of the request's head; nothing was applied.
+    #[must_use]
+    pub fn body_timeout(secs: u64) -> Self {
+        let mut e = Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "invalid_request",
+            format!("body: was not received within {secs} s; nothing was applied"),
+        );
+        e.details = Some(vec![FieldError::new(
+            "body",
+            format!("was not received within {secs} s"),
+        )]);
+        e
     }
 
     /// 401 `unauthorized`.
@@ -281,6 +297,11 @@ impl From<ServiceError> for ApiError {
                 "market_unavailable",
                 e.to_string(),
             ),
+            e @ ServiceError::AmountOutOfRange => Self::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "amount_out_of_range",
+                e.to_string(),
+            ),
             ServiceError::Unavailable(source) => Self::unavailable(source),
             ServiceError::Internal(source) => Self::internal(source),
         }
@@ -338,5 +359,23 @@ mod tests {
             one.body().message,
             "limit: must be an integer from 1 to 200"
         );
+    }
+
+    #[test]
+    fn an_engine_overflow_is_a_typed_422() {
+        let api = ApiError::from(ServiceError::from(pricing_core::PricingError::Overflow));
+        assert_eq!(
+            (api.status_code().as_u16(), api.code()),
+            (422, "amount_out_of_range")
+        );
+        let body = serde_json::to_value(api.body()).unwrap();
+        assert_eq!(body["error"], "amount_out_of_range");
+        assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(body.get("details").is_none(), "{body}");
+        // A rate-card failure stays a service-side 500.
+        let card = ApiError::from(ServiceError::from(pricing_core::PricingError::RateCard(
+            "bad layer".into(),
+        )));
+        assert_eq!(card.status_code().as_u16(), 500);
     }
 }

@@ -2,7 +2,10 @@
 //! envelope on every error (framework-level ones included, so no default
 //! body ever leaks), error field paths in the caller's style, the request
 //! id named in every 500, and one structured log line per request — with
-//! no key, secret, name, email, date of birth or body.
+//! no key, secret, name, email, date of birth or body. It also puts the
+//! request body under its deadline ([`deadline`]).
+
+mod deadline;
 
 use std::time::Instant;
 
@@ -19,6 +22,9 @@ use crate::casing::{self, Style};
 use crate::error::{ApiError, Enveloped, ErrorBody};
 use crate::reply::style_of;
 use crate::state::AppState;
+
+/// The body deadline when the state names none.
+const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The request id of the current request (`req_` + 12 hex).
 #[derive(Debug, Clone)]
@@ -47,6 +53,10 @@ pub async fn observe(
         .unwrap_or_default();
     req.extensions_mut().insert(RequestId(id.clone()));
     let method = req.method().clone();
+    let limit = req
+        .app_data::<web::Data<AppState>>()
+        .map_or(DEFAULT_BODY_TIMEOUT, |s| s.config.body_timeout);
+    let (req, timed_out) = deadline::guard(req, limit);
     // Handlers' errors arrive here as answers; only a failure of the
     // framework itself is an `Err` (the request is gone by then, so it is
     // logged and passed on).
@@ -56,6 +66,13 @@ pub async fn observe(
             tracing::error!(request_id = %id, %method, cause = %e, "request failed in the framework");
             return Err(e);
         }
+    };
+    let res = if timed_out.get() {
+        let (http_req, _) = res.into_parts();
+        let late = ApiError::body_timeout(limit.as_secs());
+        ServiceResponse::new(http_req, actix_web::ResponseError::error_response(&late))
+    } else {
+        res
     };
     let cause = res.status().is_server_error().then(|| cause_of(&res));
     let mut res = finish(res, &id).await;

@@ -80,6 +80,9 @@ pub struct HttpConfig {
     pub limits: Limits,
     /// Peers whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<IpAddr>,
+    /// How long a client has to send a whole request body, counted from
+    /// the moment its head arrived; then 408.
+    pub body_timeout: std::time::Duration,
 }
 
 /// The shared application state.

@@ -13,6 +13,7 @@ use crate::rate_card::{GroupParams, Market, RateCard};
 
 mod keys;
 mod people;
+mod stand_in;
 
 #[cfg(test)]
 use keys::hex;
@@ -335,6 +336,9 @@ impl RatedCensus {
                 markets.get(stand_in).map_or("", |m| m.area.as_str())
             ));
         }
+        let (zip, rows) = (ctx.fallback_zip, members);
+        let priced_as = stand_in::stand_in_assumptions(card, &markets, &households, rows, zip);
+        assumptions.extend(priced_as);
 
         Ok(Self {
             card_version: card.version().to_owned(),

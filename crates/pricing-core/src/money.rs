@@ -7,7 +7,62 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Overflow;
+use crate::error::{FieldError, Overflow};
+
+/// The largest monthly amount a partner may send, in cents ($1,000,000):
+/// PEPM, PMPM, tier and member rates.
+pub const MAX_MONTHLY_CENTS: i64 = 100_000_000;
+
+/// The largest annual or per-service plan amount a partner may send, in
+/// cents ($10,000,000): deductibles, out-of-pocket maxima, the drug
+/// deductible and copays.
+pub const MAX_ANNUAL_CENTS: i64 = 1_000_000_000;
+
+/// What an amount a partner sends measures, which sets its maximum. Every
+/// money field of a request is checked with [`Amount::check`], so the
+/// engine only ever sees amounts it prices without overflow (a property
+/// test prices 10,000 members with every amount at its maximum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Amount {
+    /// A monthly amount, at most [`MAX_MONTHLY_CENTS`].
+    Monthly,
+    /// An annual (or per-service) plan amount, at most [`MAX_ANNUAL_CENTS`].
+    Annual,
+}
+
+impl Amount {
+    /// The largest amount accepted, in cents.
+    #[must_use]
+    pub const fn max_cents(self) -> i64 {
+        match self {
+            Self::Monthly => MAX_MONTHLY_CENTS,
+            Self::Annual => MAX_ANNUAL_CENTS,
+        }
+    }
+
+    /// Whether `cents` is accepted: from 0 to [`Amount::max_cents`].
+    #[must_use]
+    pub const fn accepts(self, cents: i64) -> bool {
+        0 <= cents && cents <= self.max_cents()
+    }
+
+    /// The message of an amount outside the range.
+    #[must_use]
+    pub fn range_message(self) -> String {
+        format!("must be an integer of cents from 0 to {}", self.max_cents())
+    }
+
+    /// The field error of `cents` at `field` (on row `index` of an array
+    /// payload), when it is outside the range.
+    #[must_use]
+    pub fn check(self, field: &str, index: Option<usize>, cents: i64) -> Option<FieldError> {
+        (!self.accepts(cents)).then(|| FieldError {
+            field: field.to_owned(),
+            message: self.range_message(),
+            index,
+        })
+    }
+}
 
 /// An amount of money in integer US cents. Signed, because savings and
 /// headroom can be negative; the engine never produces a negative price.
@@ -205,6 +260,25 @@ mod tests {
         assert_eq!(Cents::new(170_000).to_string(), "$1,700");
         assert_eq!(Cents::new(12_345_678).to_string(), "$123,456.78");
         assert_eq!(Cents::new(-5).to_string(), "-$0.05");
+    }
+
+    #[test]
+    fn amounts_are_bounded_on_both_sides() {
+        for (kind, max) in [
+            (Amount::Monthly, 100_000_000),
+            (Amount::Annual, 1_000_000_000),
+        ] {
+            assert!(kind.check("x", None, 0).is_none());
+            assert!(kind.check("x", None, max).is_none());
+            for bad in [-1, max + 1, i64::MAX, i64::MIN] {
+                let e = kind.check("plan.x", Some(2), bad).unwrap();
+                assert_eq!((e.field.as_str(), e.index), ("plan.x", Some(2)));
+                assert_eq!(
+                    e.message,
+                    format!("must be an integer of cents from 0 to {max}")
+                );
+            }
+        }
     }
 
     #[test]

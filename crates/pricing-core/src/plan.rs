@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::FieldError;
+use crate::money::Amount;
 use crate::rate_card::IrsLimits;
 
 mod input;
@@ -17,12 +18,6 @@ pub use input::{Copays, MarketPlan, MemberRate, PartnerPlan, TierRates};
 pub const MAX_MEMBER_RATES: usize = 10_000;
 /// At most this many market plans.
 pub const MAX_MARKET_PLANS: usize = 500;
-/// The largest amount a plan may state: $1 billion. Every amount the engine
-/// derives from plan inputs (twice a maximum, a rate times seven people)
-/// then stays far inside `i64`.
-pub const MAX_PLAN_CENTS: i64 = 100_000_000_000;
-/// The message for an amount outside `0..=MAX_PLAN_CENTS`.
-pub const CENTS_RANGE: &str = "must be an integer of cents from 0 to 100000000000";
 /// Coinsurance assumed when a plan does not say, whole percent.
 pub const DEFAULT_COINSURANCE_PCT: u32 = 20;
 
@@ -167,36 +162,47 @@ pub fn validate_partner_plan(
         )),
         Some(true) => {}
     }
-    let mut non_negative = |name: &str, v: Option<i64>, required: bool| -> Option<i64> {
+    let mut amount = |name: &str, kind: Amount, v: Option<i64>, required: bool| -> Option<i64> {
         match v {
             None if required => {
                 errs.push(FieldError::new(f(name), "is required"));
                 None
             }
-            Some(x) if !(0..=MAX_PLAN_CENTS).contains(&x) => {
-                errs.push(FieldError::new(f(name), CENTS_RANGE));
-                None
-            }
-            other => other,
+            Some(x) => match kind.check(&f(name), None, x) {
+                Some(e) => {
+                    errs.push(e);
+                    None
+                }
+                None => Some(x),
+            },
+            None => None,
         }
     };
-    let ded_i = non_negative(
+    let ded_i = amount(
         "deductible_individual_cents",
+        Amount::Annual,
         plan.deductible_individual_cents,
         true,
     );
-    let ded_f = non_negative(
+    let ded_f = amount(
         "deductible_family_cents",
+        Amount::Annual,
         plan.deductible_family_cents,
         false,
     );
-    let oop_i = non_negative(
+    let oop_i = amount(
         "oop_max_individual_cents",
+        Amount::Annual,
         plan.oop_max_individual_cents,
         true,
     );
-    let oop_f = non_negative("oop_max_family_cents", plan.oop_max_family_cents, false);
-    let pmpm = non_negative("pmpm_cents", plan.pmpm_cents, false);
+    let oop_f = amount(
+        "oop_max_family_cents",
+        Amount::Annual,
+        plan.oop_max_family_cents,
+        false,
+    );
+    let pmpm = amount("pmpm_cents", Amount::Monthly, plan.pmpm_cents, false);
     if plan.pmpm_cents.is_none() && plan.monthly_rates_cents.is_none() {
         errs.push(FieldError::new(
             f("pmpm_cents"),
@@ -204,7 +210,7 @@ pub fn validate_partner_plan(
         ));
     }
     if let Some(r) = &plan.monthly_rates_cents {
-        errs.extend(r.negative_fields("plan.monthly_rates_cents", None));
+        errs.extend(r.out_of_range("plan.monthly_rates_cents", None));
     }
     if let Some(rates) = &plan.member_rates_cents {
         if rates.len() > MAX_MEMBER_RATES {
@@ -228,13 +234,11 @@ pub fn validate_partner_plan(
                     format!("duplicates item {first}"),
                 ));
             }
-            if !(0..=MAX_PLAN_CENTS).contains(&r.monthly_cents) {
-                errs.push(FieldError::at(
-                    i,
-                    format!("plan.member_rates_cents[{i}].monthly_cents"),
-                    CENTS_RANGE,
-                ));
-            }
+            errs.extend(Amount::Monthly.check(
+                &format!("plan.member_rates_cents[{i}].monthly_cents"),
+                Some(i),
+                r.monthly_cents,
+            ));
         }
     }
     if plan.coinsurance_pct.is_some_and(|c| c > 100) {
@@ -333,34 +337,48 @@ pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
             ));
         }
         let amounts = [
-            ("deductible_individual_cents", p.deductible_individual_cents),
-            ("deductible_family_cents", p.deductible_family_cents),
-            ("oop_max_individual_cents", p.oop_max_individual_cents),
-            ("oop_max_family_cents", p.oop_max_family_cents),
-            ("pmpm_cents", p.pmpm_cents),
-            ("rx_deductible_cents", p.rx_deductible_cents),
+            (
+                "deductible_individual_cents",
+                Amount::Annual,
+                p.deductible_individual_cents,
+            ),
+            (
+                "deductible_family_cents",
+                Amount::Annual,
+                p.deductible_family_cents,
+            ),
+            (
+                "oop_max_individual_cents",
+                Amount::Annual,
+                p.oop_max_individual_cents,
+            ),
+            (
+                "oop_max_family_cents",
+                Amount::Annual,
+                p.oop_max_family_cents,
+            ),
+            ("pmpm_cents", Amount::Monthly, p.pmpm_cents),
+            ("rx_deductible_cents", Amount::Annual, p.rx_deductible_cents),
         ];
-        for (name, v) in amounts {
-            if v.is_some_and(|v| !(0..=MAX_PLAN_CENTS).contains(&v)) {
-                errs.push(FieldError::at(
-                    i,
-                    format!("market_plans[{i}].{name}"),
-                    CENTS_RANGE,
-                ));
+        for (name, kind, v) in amounts {
+            if let Some(v) = v {
+                errs.extend(kind.check(&format!("market_plans[{i}].{name}"), Some(i), v));
             }
         }
         if let Some(r) = &p.monthly_rates_cents {
             let prefix = format!("market_plans[{i}].monthly_rates_cents");
-            errs.extend(r.negative_fields(&prefix, Some(i)));
+            errs.extend(r.out_of_range(&prefix, Some(i)));
+        }
+        if let Some(c) = &p.copays_cents {
+            let prefix = format!("market_plans[{i}].copays_cents");
+            errs.extend(c.out_of_range(&prefix, Some(i)));
         }
         for (j, r) in p.member_rates_cents.iter().flatten().enumerate() {
-            if !(0..=MAX_PLAN_CENTS).contains(&r.monthly_cents) {
-                errs.push(FieldError::at(
-                    i,
-                    format!("market_plans[{i}].member_rates_cents[{j}].monthly_cents"),
-                    CENTS_RANGE,
-                ));
-            }
+            errs.extend(Amount::Monthly.check(
+                &format!("market_plans[{i}].member_rates_cents[{j}].monthly_cents"),
+                Some(i),
+                r.monthly_cents,
+            ));
         }
         if p.coinsurance_pct.is_some_and(|c| c > 100) {
             errs.push(FieldError::at(

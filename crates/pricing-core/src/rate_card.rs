@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RateCardError;
 
+mod markets;
 mod resolve;
 mod validate;
 
-use resolve::{pick, resolve_group};
+use resolve::resolve_group;
 use validate::{validate_curve, validate_group};
 
 /// Number of entries of an age curve: ages 0..=64 (64 applies to 64+).
@@ -278,6 +279,11 @@ pub struct Market {
     pub market_base_rate21_cents: i64,
     /// The layers that defined these values, least specific first.
     pub layers: Vec<String>,
+    /// The area whose rates price this one, when the card has no price
+    /// levels for it: the state's median priced area (see
+    /// [`RateCard::proxy_area`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priced_as: Option<String>,
 }
 
 impl Market {
@@ -322,6 +328,9 @@ pub struct RateCard {
     areas: Vec<String>,
     zip5: Vec<u16>,
     zip3: Vec<u16>,
+    /// Per area: the area that prices it when it has no levels, or
+    /// `NO_AREA`.
+    proxies: Vec<u16>,
     meta: Option<toml::Table>,
 }
 
@@ -391,16 +400,18 @@ impl RateCard {
                 *slot = index_of(area)?;
             }
         }
-        let card = Self {
+        let mut card = Self {
             version: file.version,
             plan_year: file.plan_year,
             layers: file.layers,
             areas,
             zip5,
             zip3,
+            proxies: Vec::new(),
             meta: file.meta,
         };
         card.validate()?;
+        card.proxies = card.median_proxies();
         Ok(card)
     }
 
@@ -490,26 +501,6 @@ impl RateCard {
             .filter_map(|k| self.layers.get_key_value(k.as_str()))
             .map(|(k, l)| (k.as_str(), l))
             .collect()
-    }
-
-    /// Resolved rates of an area, or `None` when the card has no price
-    /// levels for it (the area is then not covered).
-    #[must_use]
-    pub fn market(&self, area: AreaIdx, partner: Option<&str>) -> Option<Market> {
-        let chain = self.chain(Some(area), partner);
-        let id = self.area_id(area).to_owned();
-        let state = id
-            .split_once('-')
-            .map(|(s, _)| s.to_owned())
-            .unwrap_or_default();
-        Some(Market {
-            age_curve_milli: pick(&chain, |l| l.age_curve_milli.as_ref())?.clone(),
-            benchmark_rate21_cents: *pick(&chain, |l| l.benchmark_rate21_cents.as_ref())?,
-            market_base_rate21_cents: *pick(&chain, |l| l.market_base_rate21_cents.as_ref())?,
-            layers: chain.iter().map(|(k, _)| (*k).to_owned()).collect(),
-            area: id,
-            state,
-        })
     }
 
     /// Group-level parameters along the chain of `primary` (the census's

@@ -38,6 +38,7 @@ pub fn http_config(settings: &Settings) -> HttpConfig {
             failed_auth_per_minute: r.failed_auth_per_minute,
         },
         trusted_proxies: settings.proxy.trusted.clone(),
+        body_timeout: std::time::Duration::from_secs(settings.body_timeout_secs),
     }
 }
 
@@ -246,6 +247,7 @@ pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Sh
             Arc::clone(&ports.entropy),
         ),
         embed_sessions: EmbedSessions::new(
+            Arc::clone(&stores.groups),
             Arc::clone(&stores.quotes),
             Arc::clone(&ports.sealer),
             Arc::clone(&ports.clock),

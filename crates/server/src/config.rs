@@ -45,6 +45,7 @@ use crate::config::layers::{Layers, Value};
 pub const DEFAULTS: &str = r#"
 listen = "127.0.0.1:8080"
 database_url = "sqlite://data/partner-api.sqlite"
+body_timeout_secs = 60
 
 [rate_limits]
 requests_per_minute = 120
@@ -82,6 +83,9 @@ pub struct Settings {
     /// `database_url`, parsed: an SQLite file or a PostgreSQL URL. Its
     /// `Debug` form hides PostgreSQL credentials.
     pub database: Database,
+    /// `body_timeout_secs`: how long a client has to send a whole request
+    /// body, from the end of its head (at least 1).
+    pub body_timeout_secs: u64,
     /// `[rate_limits]`.
     pub rate_limits: RateLimits,
     /// `[pricing]`.
@@ -292,6 +296,7 @@ impl Settings {
                 origin,
             }
         })?;
+        let body_timeout_secs = l.limit("body_timeout_secs")?;
         let rate_limits = RateLimits {
             requests_per_minute: l.limit("rate_limits.requests_per_minute")?,
             census_writes_per_minute: l.limit("rate_limits.census_writes_per_minute")?,
@@ -320,6 +325,7 @@ impl Settings {
         Ok(Self {
             listen,
             database,
+            body_timeout_secs,
             rate_limits,
             pricing,
             webhooks,
@@ -335,6 +341,7 @@ impl fmt::Debug for Settings {
         f.debug_struct("Settings")
             .field("listen", &self.listen)
             .field("database", &describe(&self.database))
+            .field("body_timeout_secs", &self.body_timeout_secs)
             .field("rate_limits", &self.rate_limits)
             .field("pricing", &self.pricing)
             .field("webhooks", &self.webhooks)

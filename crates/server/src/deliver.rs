@@ -5,11 +5,22 @@
 //!
 //! Each attempt is one POST: redirects are not followed, the endpoint has
 //! 10 seconds (connection included) to answer, any 2xx is a success.
-//! Unless insecure endpoints are allowed, a host must resolve to public
-//! addresses only — checked at registration and again before every attempt
-//! (a name may be re-pointed after it was registered).
+//!
+//! Unless insecure endpoints are allowed, deliveries reach public addresses
+//! only (`address` says which addresses are internal). A host is checked
+//! when it is registered (so the partner gets a field error) and before
+//! every attempt; and the client resolves names through the same check
+//! (`resolve`), so it connects only to the addresses that were checked:
+//! a name re-pointed at an internal address between the check and the
+//! connection (DNS rebinding) is refused too. One internal address among a
+//! name's addresses refuses the host. An address literal in the URL is
+//! judged by the check before the attempt (it cannot be re-pointed).
 
-use std::net::{IpAddr, ToSocketAddrs as _};
+mod address;
+
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs as _};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,6 +29,8 @@ use async_trait::async_trait;
 use domain::event::AttemptResult;
 use domain::ports::{Deliverer, Delivery};
 use tokio::sync::{mpsc, oneshot};
+
+pub use self::address::is_internal;
 
 /// How long an endpoint has to answer one attempt.
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -51,9 +64,14 @@ impl HttpDeliverer {
             .name("webhook-client".to_owned())
             .spawn(move || {
                 actix_web::rt::System::new().block_on(async move {
+                    let tcp = actix_tls::connect::Connector::new(
+                        actix_tls::connect::Resolver::custom(CheckedResolver { allow_insecure }),
+                    )
+                    .service();
                     let client = awc::Client::builder()
                         .connector(
                             awc::Connector::new()
+                                .connector(tcp)
                                 .rustls_0_23(tls)
                                 .timeout(ATTEMPT_TIMEOUT),
                         )
@@ -73,6 +91,18 @@ impl HttpDeliverer {
             requests,
             allow_insecure,
         })
+    }
+
+    /// Hands `delivery` to the client thread (which resolves and connects
+    /// through [`CheckedResolver`]) and awaits its result.
+    async fn attempt(&self, delivery: Delivery) -> AttemptResult {
+        let (reply, result) = oneshot::channel();
+        if self.requests.send((delivery, reply)).is_err() {
+            return AttemptResult::Failed { status: None };
+        }
+        result
+            .await
+            .unwrap_or(AttemptResult::Failed { status: None })
     }
 }
 
@@ -107,127 +137,104 @@ async fn post(client: &awc::Client, d: Delivery) -> AttemptResult {
     }
 }
 
-/// Whether an address is one deliveries must not reach: loopback,
-/// private, link-local, unique-local, carrier-grade NAT, unspecified,
-/// broadcast, multicast or documentation ranges (IPv4-mapped IPv6
-/// addresses are judged as IPv4).
-#[must_use]
-pub fn is_internal(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || v4.is_documentation()
-                || (a == 100 && (64..128).contains(&b))
-                || a == 0
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_internal(IpAddr::V4(v4));
-            }
-            let first = v6.segments().first().copied().unwrap_or(0);
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-        }
+/// Why a host is refused.
+#[derive(Debug, thiserror::Error)]
+enum Refused {
+    /// The URL does not parse or has no host.
+    #[error("is not a valid URL with a host")]
+    NoHost,
+    /// The name has no address.
+    #[error("has a host that does not resolve")]
+    Unresolved,
+    /// One of the host's addresses is internal.
+    #[error(
+        "has a host that resolves to a loopback, private, link-local, unique-local or other non-public address"
+    )]
+    Internal,
+}
+
+/// Resolves `host` (a name, or an address literal, IPv6 in brackets or
+/// not) to its addresses at `port`. Unless `allow_insecure`, a host with
+/// any internal address is refused.
+///
+/// # Errors
+/// When the host has no address, or (unless `allow_insecure`) an internal
+/// one.
+async fn resolve(host: &str, port: u16, allow_insecure: bool) -> Result<Vec<SocketAddr>, Refused> {
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    let addrs: Vec<SocketAddr> = if let Ok(ip) = bare.parse::<IpAddr>() {
+        vec![SocketAddr::new(ip, port)]
+    } else {
+        let name = bare.to_owned();
+        tokio::task::spawn_blocking(move || {
+            (name.as_str(), port)
+                .to_socket_addrs()
+                .map(Iterator::collect)
+        })
+        .await
+        .map_err(|_| Refused::Unresolved)?
+        .map_err(|_| Refused::Unresolved)?
+    };
+    if addrs.is_empty() {
+        return Err(Refused::Unresolved);
     }
+    if !allow_insecure && addrs.iter().any(|a| is_internal(a.ip())) {
+        return Err(Refused::Internal);
+    }
+    Ok(addrs)
 }
 
 /// Resolves `url`'s host and refuses internal addresses.
-async fn check_public(url: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(url).map_err(|e| format!("is not a valid URL ({e})"))?;
-    let host = parsed
-        .host_str()
-        .ok_or_else(|| "has no host".to_owned())?
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_owned();
+async fn check_public(url: &str) -> Result<(), Refused> {
+    let parsed = url::Url::parse(url).map_err(|_| Refused::NoHost)?;
+    let host = parsed.host_str().ok_or(Refused::NoHost)?;
     let port = parsed.port_or_known_default().unwrap_or(443);
-    let addrs: Vec<IpAddr> = tokio::task::spawn_blocking(move || {
-        (host.as_str(), port)
-            .to_socket_addrs()
-            .map(|a| a.map(|s| s.ip()).collect::<Vec<_>>())
-    })
-    .await
-    .map_err(|_| "could not be resolved".to_owned())?
-    .map_err(|_| "has a host that does not resolve".to_owned())?;
-    if addrs.is_empty() {
-        return Err("has a host that does not resolve".to_owned());
-    }
-    if addrs.iter().copied().any(is_internal) {
-        return Err(
-            "has a host that resolves to a loopback, private, link-local or unique-local address"
-                .to_owned(),
-        );
-    }
-    Ok(())
+    resolve(host, port, false).await.map(|_| ())
 }
 
+/// What [`actix_tls::connect::Resolve::lookup`] returns.
+type Lookup<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<SocketAddr>, Box<dyn std::error::Error>>> + 'a>>;
+
+/// The client's name resolution: [`resolve`], so that the client connects
+/// only to addresses that passed the check.
+struct CheckedResolver {
+    allow_insecure: bool,
+}
+
+impl actix_tls::connect::Resolve for CheckedResolver {
+    fn lookup<'a>(&'a self, host: &'a str, port: u16) -> Lookup<'a> {
+        Box::pin(async move { Ok(resolve(host, port, self.allow_insecure).await?) })
+    }
+}
 #[async_trait]
 impl Deliverer for HttpDeliverer {
     async fn deliver(&self, delivery: Delivery) -> AttemptResult {
         if !self.allow_insecure && check_public(&delivery.url).await.is_err() {
             return AttemptResult::Failed { status: None };
         }
-        let (reply, result) = oneshot::channel();
-        if self.requests.send((delivery, reply)).is_err() {
-            return AttemptResult::Failed { status: None };
-        }
-        result
-            .await
-            .unwrap_or(AttemptResult::Failed { status: None })
+        self.attempt(delivery).await
     }
 
     async fn check_host(&self, url: &str) -> Result<(), String> {
         if self.allow_insecure {
             return Ok(());
         }
-        check_public(url).await
+        check_public(url).await.map_err(|e| e.to_string())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::io::{ErrorKind, Read as _, Write as _};
+    use std::net::TcpListener;
 
-    #[test]
-    fn internal_addresses_are_recognised() {
-        for internal in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "::",
-            "fc00::1",
-            "fd12:3456::1",
-            "fe80::1",
-            "::ffff:10.0.0.1",
-            "::ffff:127.0.0.1",
-        ] {
-            let ip: IpAddr = internal.parse().unwrap();
-            assert!(is_internal(ip), "{internal}");
-        }
-        for public in [
-            "93.184.216.34",
-            "8.8.8.8",
-            "2606:4700::1111",
-            "::ffff:8.8.8.8",
-        ] {
-            let ip: IpAddr = public.parse().unwrap();
-            assert!(!is_internal(ip), "{public}");
-        }
-    }
+    use actix_tls::connect::Resolve as _;
+
+    use super::*;
 
     #[actix_web::test]
     async fn loopback_hosts_are_refused_unless_allowed() {
@@ -237,8 +244,107 @@ mod tests {
             .await
             .unwrap_err();
         assert!(err.contains("loopback"), "{err}");
-        assert!(strict.check_host("https://localhost/hook").await.is_err());
+        for url in [
+            "https://localhost/hook",
+            "https://[::1]/hook",
+            "https://[64:ff9b::7f00:1]/hook",
+            "https://127.1/hook",
+            "https://0x7f000001/hook",
+        ] {
+            assert!(strict.check_host(url).await.is_err(), "{url}");
+        }
+        for url in [
+            "https://93.184.216.34/hook",
+            "https://[2002:808:808::1]/hook",
+        ] {
+            assert_eq!(strict.check_host(url).await, Ok(()), "{url}");
+        }
         let lax = HttpDeliverer::start(true).unwrap();
         assert!(lax.check_host("http://127.0.0.1:9/hook").await.is_ok());
+    }
+
+    #[actix_web::test]
+    async fn the_resolver_refuses_names_of_internal_addresses_unless_allowed() {
+        let strict = CheckedResolver {
+            allow_insecure: false,
+        };
+        let err = strict.lookup("localhost", 8443).await.unwrap_err();
+        assert!(err.to_string().contains("loopback"), "{err}");
+        for literal in ["[::1]", "::1", "127.0.0.1", "[::ffff:127.0.0.1]"] {
+            assert!(strict.lookup(literal, 8443).await.is_err(), "{literal}");
+        }
+        assert!(strict.lookup("name.invalid", 8443).await.is_err());
+        assert_eq!(
+            strict.lookup("[2606:4700::1111]", 443).await.unwrap(),
+            ["[2606:4700::1111]:443".parse::<SocketAddr>().unwrap()]
+        );
+
+        let lax = CheckedResolver {
+            allow_insecure: true,
+        };
+        let addrs = lax.lookup("localhost", 8443).await.unwrap();
+        assert!(
+            addrs.contains(&"127.0.0.1:8443".parse().unwrap()),
+            "{addrs:?}"
+        );
+        assert!(addrs.iter().all(|a| a.ip().is_loopback()), "{addrs:?}");
+    }
+
+    /// A POST of `{}` to `url`.
+    fn delivery(url: String) -> Delivery {
+        Delivery {
+            url,
+            headers: vec![("content-type".to_owned(), "application/json".to_owned())],
+            body: b"{}".to_vec(),
+        }
+    }
+
+    /// Accepts one connection on `listener`, reads one request with a
+    /// two-byte body and answers 204.
+    fn answer_once(listener: TcpListener) -> std::thread::JoinHandle<()> {
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut seen = Vec::new();
+            let mut buf = [0_u8; 1024];
+            loop {
+                let n = stream.read(&mut buf).unwrap();
+                seen.extend_from_slice(&buf[..n]);
+                let head_end = seen.windows(4).position(|w| w == b"\r\n\r\n");
+                if n == 0 || head_end.is_some_and(|at| seen.len() >= at + 4 + 2) {
+                    break;
+                }
+            }
+            stream
+                .write_all(b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n")
+                .unwrap();
+        })
+    }
+
+    #[actix_web::test]
+    async fn a_name_resolving_to_loopback_is_refused_at_connect_time() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let url = format!("http://localhost:{port}/hook");
+
+        // Past the check before the attempt (as when a name is re-pointed
+        // after it), the client's resolver still refuses the name.
+        let strict = HttpDeliverer::start(false).unwrap();
+        assert_eq!(
+            strict.attempt(delivery(url.clone())).await,
+            AttemptResult::Failed { status: None }
+        );
+        listener.set_nonblocking(true).unwrap();
+        let err = listener.accept().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock, "a connection was made");
+
+        // The same attempt with insecure endpoints allowed connects.
+        listener.set_nonblocking(false).unwrap();
+        let receiver = answer_once(listener);
+        let lax = HttpDeliverer::start(true).unwrap();
+        assert_eq!(
+            lax.attempt(delivery(url)).await,
+            AttemptResult::Delivered { status: 204 }
+        );
+        receiver.join().unwrap();
     }
 }

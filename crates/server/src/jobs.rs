@@ -2,8 +2,10 @@
 //! census writes enqueue and the price-on-plan pricings queued or left
 //! behind by a stopped process, on a thread of its own so a long simulation
 //! never holds up HTTP workers. Jobs live in the database, so a job a stopped
-//! process had claimed is taken over by any process once its lease runs
-//! out; several processes on one PostgreSQL never run one claim twice.
+//! process had claimed is taken over by any process once that process is
+//! found dead (at once after an SQLite restart, within 10 s on PostgreSQL:
+//! `domain::store::process`) or its lease runs out; several processes on one
+//! PostgreSQL never run one claim twice.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -11,13 +11,18 @@
 //! - [`mail`]: the outbound email port from `[email]`.
 //! - [`operator`]: `partner …`, `key …`, `quote finalize` and
 //!   `group go-live`.
-//! - [`migrate`], [`price`], [`serve`]: the other subcommands.
+//! - [`listener`]: the HTTP/1.1 listener, whose protocol-level error
+//!   answers carry the envelope too.
+//! - [`migrate`], [`price`], [`serve`]: the other subcommands; [`heartbeat`]
+//!   keeps a serving process registered as live.
 
 pub mod compose;
 pub mod config;
 pub mod deliver;
 pub mod dispatch;
+pub mod heartbeat;
 pub mod jobs;
+pub mod listener;
 pub mod mail;
 pub mod migrate;
 pub mod operator;

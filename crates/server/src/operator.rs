@@ -275,6 +275,7 @@ fn service_error(e: ServiceError, missing: &dyn Fn() -> String) -> OpError {
         ServiceError::QuoteExpired(m) => OpError::new("quote_expired", m),
         e @ ServiceError::CensusRequired => OpError::new("census_required", e.to_string()),
         e @ ServiceError::MarketUnavailable => OpError::new("market_unavailable", e.to_string()),
+        e @ ServiceError::AmountOutOfRange => OpError::new("amount_out_of_range", e.to_string()),
         ServiceError::Invalid(fields) => OpError::new(
             "invalid_request",
             fields

@@ -3,6 +3,11 @@
 //! with actix-web until SIGINT or SIGTERM, and runs the background job
 //! worker (market comparisons) on a thread of its own.
 //!
+//! The process owns its stores under a random id: it registers before it
+//! serves, keeps a heartbeat on a thread of its own (`heartbeat`), and
+//! deregisters when it stops, so the idempotency keys and job claims it
+//! leaves behind free promptly (see `domain::store::process`).
+//!
 //! Each actix worker is its own single-threaded runtime. PostgreSQL
 //! connections run a driver task on the runtime that opened them, so each
 //! worker opens its own pool (the limits and idempotency records live in
@@ -12,19 +17,24 @@
 
 use std::io::Write as _;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
+use domain::ids::ProcessId;
 use domain::mode::Mode;
 use domain::partner::PartnerKind;
+use domain::ports::Minter;
 use store_diesel::{Database, Stores};
 
-use crate::compose;
 use crate::config::{Settings, describe};
-use crate::migrate;
 use crate::system::{self, Ports};
+use crate::{compose, heartbeat, migrate};
 
 /// Pooled connections per worker on PostgreSQL, and in total on SQLite.
 const POOL_PER_WORKER: usize = 8;
+
+/// How long a stopping process waits to deregister.
+const DEREGISTER_PATIENCE: Duration = Duration::from_secs(5);
 
 /// The demo partner's name.
 pub const DEMO_PARTNER: &str = "Demo Broker";
@@ -45,6 +55,8 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     if demo {
         setup.block_on(create_demo(settings, &ports, json))?;
     }
+    let owner = Minter::new(ports.entropy.as_ref()).process_id();
+    setup.block_on(register(&db, &owner, &ports))?;
     // Connections opened on the setup runtime die with it.
     drop(setup);
 
@@ -58,39 +70,82 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
         retry_time_scale: settings.webhooks.retry_time_scale,
     })?;
     let shared = match &db {
-        Database::Sqlite { .. } => Some(system::open_stores(settings, POOL_PER_WORKER)?),
+        Database::Sqlite { .. } => Some(
+            Stores::open_owned(&db, POOL_PER_WORKER, &owner)
+                .with_context(|| format!("cannot open {}", describe(&db)))?,
+        ),
         Database::Postgres { .. } => None,
     };
-    spawn_job_worker(settings, &ports, &parts, shared.clone())?;
-    spawn_dispatcher(settings, &ports, &parts, shared.clone())?;
+    let owned = Owned { db, owner, shared };
+    let heartbeat = spawn_heartbeat(&owned, &ports)?;
+    spawn_job_worker(&owned, &ports, &parts)?;
+    spawn_dispatcher(&owned, &ports, &parts)?;
     let listen = settings.listen;
-    actix_web::rt::System::new().block_on(async move {
-        let server = actix_web::HttpServer::new(move || {
-            let stores = shared.clone().unwrap_or_else(|| {
-                // Opening a pool does not connect; a bad URL was refused
-                // when the settings were validated.
-                Stores::open(&db, POOL_PER_WORKER).unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "cannot open the PostgreSQL pool");
-                    std::process::exit(1)
-                })
+    let served = actix_web::rt::System::new().block_on(async move {
+        let listener =
+            crate::listener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
+        let addr = listener
+            .local_addr()
+            .with_context(|| format!("cannot listen on {listen}"))?;
+        let server = crate::listener::server(listener, move || {
+            // Opening a pool does not connect; a bad URL was refused when
+            // the settings were validated.
+            let stores = owned.stores(POOL_PER_WORKER).unwrap_or_else(|e| {
+                tracing::error!(error = %e, "cannot open the PostgreSQL pool");
+                std::process::exit(1)
             });
             http_api::app(compose::app_state(&stores, &ports, config.clone(), &parts))
         })
-        .bind(listen)
         .with_context(|| format!("cannot listen on {listen}"))?;
-        for addr in server.addrs() {
-            if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"listening": format!("http://{addr}")})
-                );
-            } else {
-                println!("Listening on http://{addr} (API at /v1, reference at /docs)");
-            }
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"listening": format!("http://{addr}")})
+            );
+        } else {
+            println!("Listening on http://{addr} (API at /v1, reference at /docs)");
         }
         let _ = std::io::stdout().flush();
-        server.run().await.context("the HTTP server failed")
-    })
+        server.await.context("the HTTP server failed")
+    });
+    heartbeat.stop(DEREGISTER_PATIENCE);
+    served
+}
+
+/// Where each runtime of `serve` gets its stores, all owned by this
+/// process: SQLite's one shared set (its writer lock and rate-limit
+/// counters are in process), or on PostgreSQL a pool of the runtime's own.
+#[derive(Clone)]
+struct Owned {
+    db: Database,
+    owner: ProcessId,
+    shared: Option<Stores>,
+}
+
+impl Owned {
+    /// The shared stores, or a new pool of at most `max_connections`.
+    fn stores(&self, max_connections: usize) -> anyhow::Result<Stores> {
+        match &self.shared {
+            Some(stores) => Ok(stores.clone()),
+            None => Stores::open_owned(&self.db, max_connections, &self.owner)
+                .with_context(|| format!("cannot open {}", describe(&self.db))),
+        }
+    }
+}
+
+/// Registers the process before it serves, on a pool of its own (closed
+/// with the setup runtime). On SQLite this frees at once whatever keys and
+/// job claims a crashed predecessor left.
+async fn register(db: &Database, owner: &ProcessId, ports: &Ports) -> anyhow::Result<()> {
+    let stores = Stores::open_owned(db, 1, owner)
+        .with_context(|| format!("cannot open {}", describe(db)))?;
+    stores
+        .processes
+        .register_process(ports.clock.now_ms())
+        .await
+        .context("cannot register the process")?;
+    tracing::info!(process = owner.as_str(), "process registered");
+    Ok(())
 }
 
 /// Runs background work on a thread of its own with its own runtime, so
@@ -98,20 +153,12 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
 /// CPU-bound; deliveries wait on endpoints). SQLite reuses the process's
 /// stores (their writer lock is in process); PostgreSQL opens a pool on
 /// the thread's runtime. `run` builds the work over the stores.
-fn spawn_background<F, Fut>(
-    name: &'static str,
-    settings: &Settings,
-    shared: Option<Stores>,
-    run: F,
-) -> anyhow::Result<()>
+fn spawn_background<F, Fut>(name: &'static str, owned: &Owned, run: F) -> anyhow::Result<()>
 where
     F: FnOnce(&Stores) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()>,
 {
-    let stores = match shared {
-        Some(s) => s,
-        None => system::open_stores(settings, 2)?,
-    };
+    let stores = owned.stores(2)?;
     std::thread::Builder::new()
         .name(name.to_owned())
         .spawn(move || {
@@ -133,29 +180,29 @@ where
     Ok(())
 }
 
+/// Starts the heartbeat; the returned stopper deregisters the process.
+fn spawn_heartbeat(owned: &Owned, ports: &Ports) -> anyhow::Result<heartbeat::Stopper> {
+    let (stopper, signals) = heartbeat::signals();
+    let clock = Arc::clone(&ports.clock);
+    spawn_background("heartbeat", owned, move |stores| {
+        heartbeat::run(Arc::clone(&stores.processes), clock, signals)
+    })?;
+    Ok(stopper)
+}
+
 /// Starts the job worker (market comparisons, price-on-plan pricing).
-fn spawn_job_worker(
-    settings: &Settings,
-    ports: &Ports,
-    parts: &compose::Shared,
-    shared: Option<Stores>,
-) -> anyhow::Result<()> {
+fn spawn_job_worker(owned: &Owned, ports: &Ports, parts: &compose::Shared) -> anyhow::Result<()> {
     let (ports, parts) = (ports.clone(), parts.clone());
-    spawn_background("jobs", settings, shared, move |stores| {
+    spawn_background("jobs", owned, move |stores| {
         let (worker, handler) = compose::job_worker(stores, &ports, &parts);
         crate::jobs::run(worker, handler, Arc::clone(&parts.jobs_waker))
     })
 }
 
 /// Starts the webhook dispatcher.
-fn spawn_dispatcher(
-    settings: &Settings,
-    ports: &Ports,
-    parts: &compose::Shared,
-    shared: Option<Stores>,
-) -> anyhow::Result<()> {
+fn spawn_dispatcher(owned: &Owned, ports: &Ports, parts: &compose::Shared) -> anyhow::Result<()> {
     let (ports, parts) = (ports.clone(), parts.clone());
-    spawn_background("webhooks", settings, shared, move |stores| {
+    spawn_background("webhooks", owned, move |stores| {
         crate::dispatch::run(compose::webhooks_service(stores, &ports, &parts))
     })
 }

@@ -39,6 +39,30 @@ macro_rules! keyset_page {
     }};
 }
 
+/// Whether the process an `$owner` column (nullable `owner_id`) names is
+/// presumed dead at `$now_ms`, which abandons the row's in-flight record or
+/// job claim: the row has an owner, not `$me` (the store's own, `""` for
+/// none: a process knows it is alive), that is not registered or whose last
+/// heartbeat is older than [`domain::store::process::OWNER_TIMEOUT_MS`].
+/// Shared by both backends.
+macro_rules! owner_dead {
+    ($owner:expr, $now_ms:expr, $me:expr) => {{
+        use diesel::{
+            BoolExpressionMethods as _, ExpressionMethods as _, NullableExpressionMethods as _,
+            QueryDsl as _,
+        };
+        use $crate::schema::processes;
+        let cutoff = $now_ms.saturating_sub(domain::store::process::OWNER_TIMEOUT_MS);
+        $owner.is_not_null().and($owner.ne($me)).and(
+            $owner.ne_all(
+                processes::table
+                    .filter(processes::heartbeat_at_ms.ge(cutoff))
+                    .select(processes::id.nullable()),
+            ),
+        )
+    }};
+}
+
 mod error;
 pub mod migrate;
 mod pg;
@@ -53,6 +77,8 @@ use std::sync::Arc;
 use deadpool::managed::{Manager, Object};
 use diesel_async::pooled_connection::{PoolableConnection, SetupCallback};
 
+use domain::ids::ProcessId;
+use domain::store::process::ProcessStore;
 use domain::store::{
     CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore,
     PartnerStore, QuoteStore, RateLimitStore, StoreResult, WebhookStore,
@@ -225,6 +251,8 @@ pub struct Stores {
     pub health: Arc<dyn Health>,
     /// Webhook endpoints.
     pub webhooks: Arc<dyn WebhookStore>,
+    /// The registry of serving processes (the owner's heartbeat).
+    pub processes: Arc<dyn ProcessStore>,
 }
 
 impl Stores {
@@ -241,6 +269,7 @@ impl Stores {
             + RateLimitStore
             + Health
             + WebhookStore
+            + ProcessStore
             + 'static,
     {
         Self {
@@ -254,24 +283,49 @@ impl Stores {
             idempotency: s.clone(),
             rate_limits: s.clone(),
             health: s.clone(),
-            webhooks: s,
+            webhooks: s.clone(),
+            processes: s,
         }
     }
 
     /// Opens the stores for `db` with at most `max_connections` pooled
-    /// connections. Does not migrate (see [`migrate::run`]) and does not
+    /// connections, owned by no process (operator commands, tests): their
+    /// in-flight idempotency records and job claims free when their leases
+    /// run out. Does not migrate (see [`migrate::run`]) and does not
     /// connect yet: connections open on first use.
     ///
     /// # Errors
     /// When the pool cannot be built.
     pub fn open(db: &Database, max_connections: usize) -> StoreResult<Self> {
+        Self::open_with(db, max_connections, None)
+    }
+
+    /// As [`Stores::open`], owned by the serving process `owner`: the
+    /// in-flight records and job claims they make name it, and free as soon
+    /// as it is found dead (see [`domain::store::process`]).
+    ///
+    /// # Errors
+    /// When the pool cannot be built.
+    pub fn open_owned(
+        db: &Database,
+        max_connections: usize,
+        owner: &ProcessId,
+    ) -> StoreResult<Self> {
+        Self::open_with(db, max_connections, Some(owner.clone()))
+    }
+
+    fn open_with(
+        db: &Database,
+        max_connections: usize,
+        owner: Option<ProcessId>,
+    ) -> StoreResult<Self> {
         Ok(match db {
-            Database::Sqlite { path } => {
-                Self::from_arc(Arc::new(SqliteStore::new(path, max_connections)?))
-            }
-            Database::Postgres { url } => {
-                Self::from_arc(Arc::new(PgStore::new(url, max_connections)?))
-            }
+            Database::Sqlite { path } => Self::from_arc(Arc::new(
+                SqliteStore::new(path, max_connections)?.owned_by(owner),
+            )),
+            Database::Postgres { url } => Self::from_arc(Arc::new(
+                PgStore::new(url, max_connections)?.owned_by(owner),
+            )),
         })
     }
 }

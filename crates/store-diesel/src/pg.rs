@@ -12,6 +12,7 @@ use diesel::{
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use domain::ids::ProcessId;
 use domain::rate_limit::Policy;
 use domain::store::{Health, RateLimitStore, StoreResult};
 
@@ -31,6 +32,19 @@ macro_rules! write_tx {
     }};
 }
 
+/// Whether the nullable `owner_id` column `$col` names `$owner` (an
+/// `Option<&str>`; `None` matches a row without an owner).
+macro_rules! same_owner {
+    ($col:expr, $owner:expr) => {{
+        use diesel::PgExpressionMethods as _;
+        $col.is_not_distinct_from($owner)
+    }};
+}
+
+/// Several processes share a PostgreSQL database: registering one frees
+/// nothing of the others (their heartbeats tell whether they live).
+pub(crate) const SOLE_PROCESS: bool = false;
+
 #[path = "ops/census.rs"]
 mod census;
 #[path = "ops/claims.rs"]
@@ -45,6 +59,8 @@ mod jobs_ops;
 mod outbox;
 #[path = "ops/partners.rs"]
 mod partners;
+#[path = "ops/processes.rs"]
+mod processes;
 #[path = "ops/quotes.rs"]
 mod quotes;
 #[path = "ops/webhooks.rs"]
@@ -60,6 +76,7 @@ const SESSION: &str = "SET idle_in_transaction_session_timeout = '60s'; SET lock
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool<Conn>,
+    owner: Option<ProcessId>,
 }
 
 impl PgStore {
@@ -81,7 +98,14 @@ impl PgStore {
             .runtime(deadpool::Runtime::Tokio1)
             .build()
             .map_err(|e| domain::store::StoreError::Internal(Box::new(e)))?;
-        Ok(Self { pool })
+        Ok(Self { pool, owner: None })
+    }
+
+    /// The store owned by the serving process `owner` (see
+    /// [`crate::Stores::open_owned`]).
+    #[must_use]
+    pub fn owned_by(self, owner: Option<ProcessId>) -> Self {
+        Self { owner, ..self }
     }
 
     pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
@@ -157,18 +181,25 @@ pub(crate) async fn claim_event_ids(
         .await
 }
 
-/// Picks and locks the oldest due job of `kinds`, skipping locked rows.
+/// Picks and locks the oldest due job of `kinds` — queued and due, or
+/// running with an expired lease or a dead owner (`owner_dead!`; `me` is
+/// the claimant's owner) — skipping locked rows.
 pub(crate) async fn claim_job_id(
     c: &mut Conn,
     kinds: &[&str],
     now_ms: i64,
+    me: &str,
 ) -> QueryResult<Option<String>> {
     jobs::table
         .filter(jobs::kind.eq_any(kinds))
         .filter(
             (jobs::state.eq("queued").and(jobs::run_after_ms.le(now_ms))).or(jobs::state
                 .eq("running")
-                .and(jobs::locked_until_ms.le(now_ms))),
+                .and(
+                    jobs::locked_until_ms
+                        .le(now_ms)
+                        .or(owner_dead!(jobs::owner_id, now_ms, me)),
+                )),
         )
         .order(jobs::run_after_ms.asc())
         .limit(1)

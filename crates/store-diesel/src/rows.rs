@@ -497,6 +497,8 @@ pub(crate) struct JobRow {
     pub run_after_ms: i64,
     pub locked_until_ms: Option<i64>,
     pub last_error: Option<String>,
+    /// The process holding the claim of a running job, if it has one.
+    pub owner_id: Option<String>,
 }
 
 impl JobRow {
@@ -513,6 +515,7 @@ impl JobRow {
             run_after_ms: j.run_after_ms,
             locked_until_ms: None,
             last_error: None,
+            owner_id: None,
         }
     }
 

@@ -139,6 +139,7 @@ diesel::table! {
         locked_until_ms -> Nullable<BigInt>,
         last_error -> Nullable<Text>,
         result -> Nullable<Text>,
+        owner_id -> Nullable<Text>,
     }
 }
 
@@ -156,6 +157,7 @@ diesel::table! {
         body -> Nullable<Binary>,
         created_at -> BigInt,
         expires_at -> BigInt,
+        owner_id -> Nullable<Text>,
     }
 }
 
@@ -177,6 +179,14 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    processes (id) {
+        id -> Text,
+        started_at_ms -> BigInt,
+        heartbeat_at_ms -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     partners,
     api_keys,
@@ -190,4 +200,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     idempotency,
     rate_limits,
     webhook_endpoints,
+    processes,
 );

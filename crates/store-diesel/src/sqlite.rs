@@ -15,6 +15,7 @@ use diesel_async::RunQueryDsl;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use domain::ids::ProcessId;
 use domain::rate_limit::Policy;
 use domain::store::{Health, RateLimitStore, StoreError, StoreResult};
 
@@ -38,6 +39,19 @@ macro_rules! write_tx {
     };
 }
 
+/// Whether the nullable `owner_id` column `$col` names `$owner` (an
+/// `Option<&str>`; `None` matches a row without an owner).
+macro_rules! same_owner {
+    ($col:expr, $owner:expr) => {{
+        use diesel::SqliteExpressionMethods as _;
+        $col.is($owner)
+    }};
+}
+
+/// One process serves an SQLite file: a process that registers frees
+/// everything earlier processes left, at once.
+pub(crate) const SOLE_PROCESS: bool = true;
+
 #[path = "ops/census.rs"]
 mod census;
 #[path = "ops/claims.rs"]
@@ -52,6 +66,8 @@ mod jobs_ops;
 mod outbox;
 #[path = "ops/partners.rs"]
 mod partners;
+#[path = "ops/processes.rs"]
+mod processes;
 #[path = "ops/quotes.rs"]
 mod quotes;
 #[path = "ops/webhooks.rs"]
@@ -71,6 +87,7 @@ pub struct SqliteStore {
     pool: Pool<Conn>,
     windows: Arc<Mutex<HashMap<String, (i64, u32)>>>,
     writer: Arc<tokio::sync::Mutex<()>>,
+    owner: Option<ProcessId>,
 }
 
 impl SqliteStore {
@@ -93,7 +110,15 @@ impl SqliteStore {
             pool,
             windows: Arc::new(Mutex::new(HashMap::new())),
             writer: Arc::new(tokio::sync::Mutex::new(())),
+            owner: None,
         })
+    }
+
+    /// The store owned by the serving process `owner` (see
+    /// [`crate::Stores::open_owned`]).
+    #[must_use]
+    pub fn owned_by(self, owner: Option<ProcessId>) -> Self {
+        Self { owner, ..self }
     }
 
     pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
@@ -169,18 +194,25 @@ pub(crate) async fn claim_event_ids(
         .await
 }
 
-/// Picks the oldest due job of `kinds`.
+/// Picks the oldest due job of `kinds` — queued and due, or running with an
+/// expired lease or a dead owner (`owner_dead!`; `me` is the claimant's
+/// owner).
 pub(crate) async fn claim_job_id(
     c: &mut Conn,
     kinds: &[&str],
     now_ms: i64,
+    me: &str,
 ) -> QueryResult<Option<String>> {
     jobs::table
         .filter(jobs::kind.eq_any(kinds))
         .filter(
             (jobs::state.eq("queued").and(jobs::run_after_ms.le(now_ms))).or(jobs::state
                 .eq("running")
-                .and(jobs::locked_until_ms.le(now_ms))),
+                .and(
+                    jobs::locked_until_ms
+                        .le(now_ms)
+                        .or(owner_dead!(jobs::owner_id, now_ms, me)),
+                )),
         )
         .order(jobs::run_after_ms.asc())
         .limit(1)

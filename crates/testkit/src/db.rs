@@ -1,9 +1,14 @@
 //! Isolated databases for test suites: a fresh SQLite file per test, and a
 //! fresh PostgreSQL database per test (dropped on drop) when
-//! `PARTNER_API_TEST_POSTGRES_URL` is set.
+//! `PARTNER_API_TEST_POSTGRES_URL` is set; and plain SQL on them, for tests
+//! that plant what a crashed process would have left.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use diesel::QueryableByName;
+use diesel::sql_types::Text;
+use diesel::sqlite::SqliteConnection;
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use store_diesel::migrate::{self, Direction};
 use store_diesel::{Database, Stores};
@@ -140,4 +145,57 @@ pub fn sqlite_migrations() -> usize {
                 .count()
         })
         .unwrap_or(0)
+}
+
+/// One row of [`texts`].
+#[derive(QueryableByName)]
+struct Row {
+    #[diesel(sql_type = Text)]
+    value: String,
+}
+
+/// Runs `sql` (statements without results) on `db` over a connection of
+/// its own; returns the rows the last statement changed.
+///
+/// # Panics
+/// When the database cannot be reached or the statement fails.
+pub async fn execute(db: &Database, sql: &str) -> usize {
+    match db {
+        Database::Sqlite { path } => {
+            let mut c = SyncConnectionWrapper::<SqliteConnection>::establish(path)
+                .await
+                .expect("SQLite opens");
+            diesel::sql_query(sql).execute(&mut c).await
+        }
+        Database::Postgres { url } => {
+            let mut c = AsyncPgConnection::establish(url)
+                .await
+                .expect("PostgreSQL answers");
+            diesel::sql_query(sql).execute(&mut c).await
+        }
+    }
+    .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// The text column `value` of every row `sql` returns on `db`.
+///
+/// # Panics
+/// When the database cannot be reached or the query fails.
+pub async fn texts(db: &Database, sql: &str) -> Vec<String> {
+    let rows: Vec<Row> = match db {
+        Database::Sqlite { path } => {
+            let mut c = SyncConnectionWrapper::<SqliteConnection>::establish(path)
+                .await
+                .expect("SQLite opens");
+            diesel::sql_query(sql).load(&mut c).await
+        }
+        Database::Postgres { url } => {
+            let mut c = AsyncPgConnection::establish(url)
+                .await
+                .expect("PostgreSQL answers");
+            diesel::sql_query(sql).load(&mut c).await
+        }
+    }
+    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    rows.into_iter().map(|r| r.value).collect()
 }

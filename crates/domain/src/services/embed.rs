@@ -2,7 +2,10 @@
 //! the offer page of one quote, valid 30 minutes. Nothing is stored: the
 //! token carries the session id, the scope, the group, the quote and the
 //! expiry, signed with an HMAC-SHA256 key derived from the sealing key
-//! ([`Sealer::sign`]). The page reads the quote's numbers when it is shown.
+//! ([`Sealer::sign`]). The page reads the quote's numbers when it is shown,
+//! and shows none once the quote expired or went stale (the census changed
+//! its rating inputs since): a session is made only on a current quote, and
+//! an open page is refused the moment its quote stops being current.
 
 use std::sync::Arc;
 
@@ -10,7 +13,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::embed::EmbedSession;
+use crate::enrollment::QuoteUse;
 use crate::error::FieldError;
+use crate::group::Group;
 use crate::ids::{EmbedSessionId, GroupId, PartnerId, QuoteId};
 use crate::mode::Mode;
 use crate::page::PageRequest;
@@ -18,7 +23,8 @@ use crate::ports::{Clock, Entropy, Minter, Sealer, now_secs};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::ServiceError;
-use crate::store::QuoteStore;
+use crate::services::quotes::group_pricing_digest;
+use crate::store::{GroupStore, QuoteStore, StoreError};
 
 /// The purpose the token's MAC key is derived for.
 const PURPOSE: &[u8] = b"embed-session";
@@ -47,6 +53,10 @@ pub enum OpenError {
     /// The session is past its expiry (410).
     #[error("the offer link expired")]
     Expired,
+    /// The quote expired, or the census changed its rating inputs since
+    /// (410): its numbers are not shown.
+    #[error("{0}")]
+    Outdated(QuoteUse),
     /// The store failed.
     #[error(transparent)]
     Service(#[from] ServiceError),
@@ -55,6 +65,7 @@ pub enum OpenError {
 /// The embed-sessions service.
 #[derive(Clone)]
 pub struct EmbedSessions {
+    groups: Arc<dyn GroupStore>,
     quotes: Arc<dyn QuoteStore>,
     sealer: Arc<dyn Sealer>,
     clock: Arc<dyn Clock>,
@@ -65,12 +76,14 @@ impl EmbedSessions {
     /// The service over its ports.
     #[must_use]
     pub fn new(
+        groups: Arc<dyn GroupStore>,
         quotes: Arc<dyn QuoteStore>,
         sealer: Arc<dyn Sealer>,
         clock: Arc<dyn Clock>,
         entropy: Arc<dyn Entropy>,
     ) -> Self {
         Self {
+            groups,
             quotes,
             sealer,
             clock,
@@ -79,13 +92,15 @@ impl EmbedSessions {
     }
 
     /// Creates a session for `quote_id`, or by default for the group's
-    /// newest `ready`, unexpired quote.
+    /// newest `ready`, unexpired quote priced on the current census.
     ///
     /// # Errors
     /// [`ServiceError::NotFound`] outside the scope; `Invalid` (`quote_id`)
     /// for a quote that is not one of this group's; `Conflict` without a
     /// ready quote (or for a named quote that is not `ready`);
-    /// `QuoteExpired` for a named quote past its expiry.
+    /// `QuoteExpired` for a named quote past its expiry, and for a named
+    /// quote the census changed since (stale) or, by default, when every
+    /// ready, unexpired quote is stale.
     pub async fn create(
         &self,
         scope: &Scope,
@@ -113,19 +128,36 @@ impl EmbedSessions {
     ///
     /// # Errors
     /// [`OpenError::NotFound`] for a bad token or a quote that is gone;
-    /// [`OpenError::Expired`] after the session's 30 minutes.
+    /// [`OpenError::Expired`] after the session's 30 minutes;
+    /// [`OpenError::Outdated`] once the quote expired or went stale.
     pub async fn open(&self, token: &str) -> Result<(EmbedSession, Quote), OpenError> {
         let session = self.verify(token).ok_or(OpenError::NotFound)?;
-        if !session.is_live(now_secs(self.clock.as_ref())) {
+        let now = now_secs(self.clock.as_ref());
+        if !session.is_live(now) {
             return Err(OpenError::Expired);
         }
-        let quote = match self.quotes.quote(&session.scope, &session.quote_id).await {
-            Ok(q) => q,
-            Err(crate::store::StoreError::NotFound) => return Err(OpenError::NotFound),
-            Err(e) => return Err(OpenError::Service(e.into())),
+        let gone = |e: StoreError| match e {
+            StoreError::NotFound => OpenError::NotFound,
+            e => OpenError::Service(e.into()),
         };
+        let quote = self
+            .quotes
+            .quote(&session.scope, &session.quote_id)
+            .await
+            .map_err(gone)?;
         if quote.group_id != session.group_id {
             return Err(OpenError::NotFound);
+        }
+        if quote.expires_at <= now {
+            return Err(OpenError::Outdated(QuoteUse::Expired));
+        }
+        let group = self
+            .groups
+            .group(&session.scope, &session.group_id)
+            .await
+            .map_err(gone)?;
+        if is_stale(&quote, &group) {
+            return Err(OpenError::Outdated(QuoteUse::Stale));
         }
         Ok((session, quote))
     }
@@ -145,7 +177,7 @@ impl EmbedSessions {
         };
         let quote = match self.quotes.quote(scope, id).await {
             Ok(q) => q,
-            Err(crate::store::StoreError::NotFound) => return Err(foreign()),
+            Err(StoreError::NotFound) => return Err(foreign()),
             Err(e) => return Err(e.into()),
         };
         if &quote.group_id != group {
@@ -167,6 +199,9 @@ impl EmbedSessions {
                 "the quote passed its expires_at; create a new quote".to_owned(),
             ));
         }
+        if is_stale(&quote, &self.groups.group(scope, group).await?) {
+            return Err(ServiceError::QuoteExpired(QuoteUse::Stale.to_string()));
+        }
         Ok(quote)
     }
 
@@ -177,18 +212,30 @@ impl EmbedSessions {
         now: i64,
     ) -> Result<Quote, ServiceError> {
         let mut page = PageRequest::first(crate::page::MAX_LIMIT);
+        let mut stale = false;
         for _ in 0..MAX_PAGES {
             let found = self.quotes.quotes(scope, group, &page).await?;
             let next = found.next.clone();
-            if let Some(q) = found.items.into_iter().find(|q| {
+            let mut usable = found.items.into_iter().filter(|q| {
                 q.kind == QuoteKind::Quote && q.status == QuoteStatus::Ready && q.expires_at > now
-            }) {
-                return Ok(q);
+            });
+            if let Some(first) = usable.next() {
+                let current = self.groups.group(scope, group).await?;
+                if let Some(q) = std::iter::once(first)
+                    .chain(usable)
+                    .find(|q| !is_stale(q, &current))
+                {
+                    return Ok(q);
+                }
+                stale = true;
             }
             match next {
                 Some(after) => page.after = Some(after),
                 None => break,
             }
+        }
+        if stale {
+            return Err(ServiceError::QuoteExpired(QuoteUse::Stale.to_string()));
         }
         Err(ServiceError::Conflict(
             "the group has no ready, unexpired quote; create a quote first".to_owned(),
@@ -255,11 +302,17 @@ impl EmbedSessions {
     }
 }
 
+/// Whether the census changed the quote's rating inputs since it was
+/// priced (the rule an enrollment applies).
+fn is_stale(quote: &Quote, group: &Group) -> bool {
+    quote.rating_digest.as_deref() != group_pricing_digest(group).as_deref()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ports::{MockClock, MockEntropy, MockSealer};
-    use crate::store::MockQuoteStore;
+    use crate::store::{MockGroupStore, MockQuoteStore};
 
     fn service(now_secs: i64) -> EmbedSessions {
         let mut clock = MockClock::new();
@@ -279,6 +332,7 @@ mod tests {
             .expect_verify()
             .returning(move |p, m, t| mac(p, m) == t);
         EmbedSessions::new(
+            Arc::new(MockGroupStore::new()),
             Arc::new(MockQuoteStore::new()),
             Arc::new(sealer),
             Arc::new(clock),

@@ -267,10 +267,10 @@ impl PriceOnPlan {
     ///
     /// # Errors
     /// [`ServiceError::Invalid`] naming every bad field;
-    /// [`ServiceError::CensusRequired`] or [`ServiceError::MarketUnavailable`]
-    /// when it cannot be priced; [`ServiceError::Conflict`] when an
-    /// enrolled group of the mode holds `company.domain` (checked again when
-    /// the lead is stored).
+    /// [`ServiceError::CensusRequired`], [`ServiceError::MarketUnavailable`]
+    /// or [`ServiceError::AmountOutOfRange`] when it cannot be priced;
+    /// [`ServiceError::Conflict`] when an enrolled group of the mode holds
+    /// `company.domain` (checked again when the lead is stored).
     pub async fn prepare(&self, scope: &Scope, input: PricingInput) -> Result<Ready, ServiceError> {
         let start = self.plan_year_start();
         let mut errors = Vec::new();
@@ -350,7 +350,7 @@ impl PriceOnPlan {
                 Err(ServiceError::Invalid(sorted(errors)))
             }
             Err(_) if !errors.is_empty() => Err(ServiceError::Invalid(sorted(errors))),
-            Err(e) => Err(engine_error(e)),
+            Err(e) => Err(ServiceError::from(e)),
         }?;
         if let Some(domain) = ready
             .input
@@ -528,7 +528,7 @@ impl PriceOnPlan {
         priced: Result<pricing_core::PriceOnPlan, PricingError>,
         assumptions: Vec<String>,
     ) -> Result<Quote, ServiceError> {
-        let mut answer = priced.map_err(engine_error)?;
+        let mut answer = priced?;
         answer.assumptions.extend(assumptions);
         let status = match answer.status {
             PlanStatus::Ready => QuoteStatus::Ready,
@@ -582,18 +582,6 @@ fn sorted(errors: Vec<FieldError>) -> Vec<FieldError> {
         .collect();
     out.sort_by(|a, b| a.index.cmp(&b.index).then_with(|| a.field.cmp(&b.field)));
     out
-}
-
-/// The engine's errors in the service's vocabulary.
-fn engine_error(e: PricingError) -> ServiceError {
-    match e {
-        PricingError::CensusRequired => ServiceError::CensusRequired,
-        PricingError::MarketUnavailable => ServiceError::MarketUnavailable,
-        PricingError::InvalidCensus(d) | PricingError::InvalidPlan(d) => ServiceError::Invalid(d),
-        other @ (PricingError::RateCard(_) | PricingError::Overflow) => {
-            ServiceError::Internal(Box::new(other))
-        }
-    }
 }
 
 #[cfg(test)]

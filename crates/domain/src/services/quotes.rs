@@ -91,12 +91,11 @@ pub fn rates_retry_after(members: u32) -> u32 {
     (1 + members / 4_000).min(30)
 }
 
-/// Maps a pricing failure onto the service's vocabulary. Census field
-/// paths name the stored census's `members` rows.
+/// Maps a pricing failure onto the service's vocabulary
+/// (`From<PricingError>`), with census field paths naming the stored
+/// census's `members` rows.
 pub(crate) fn pricing_error(e: PricingError) -> ServiceError {
     match e {
-        PricingError::CensusRequired => ServiceError::CensusRequired,
-        PricingError::MarketUnavailable => ServiceError::MarketUnavailable,
         PricingError::InvalidCensus(details) | PricingError::InvalidPlan(details) => {
             ServiceError::Invalid(
                 details
@@ -111,9 +110,7 @@ pub(crate) fn pricing_error(e: PricingError) -> ServiceError {
                     .collect(),
             )
         }
-        other @ (PricingError::RateCard(_) | PricingError::Overflow) => {
-            ServiceError::Internal(Box::new(other))
-        }
+        other => ServiceError::from(other),
     }
 }
 
@@ -205,7 +202,8 @@ impl Quotes {
     /// [`ServiceError::RatesPending`] while the market comparison runs;
     /// [`ServiceError::Invalid`] for a bad body;
     /// [`ServiceError::CensusRequired`] or [`ServiceError::MarketUnavailable`]
-    /// when the census cannot be priced.
+    /// when the census cannot be priced; [`ServiceError::AmountOutOfRange`]
+    /// when an amount overflows while pricing.
     pub async fn create(
         &self,
         scope: &Scope,

@@ -132,27 +132,13 @@ pub async fn replace_census(
         // than at the worker's next poll.
         state.jobs_waker.notify_one();
     }
-    let (received, accepted) = match &csv {
-        // A CSV row is a person: count rows, dependents' included.
-        Some(c) => {
-            let rejected: Vec<usize> = result.errors.iter().filter_map(|e| e.index).collect();
-            let rows_of = |(i, (_, deps)): (usize, &(usize, Vec<usize>))| {
-                (!rejected.contains(&i)).then_some(1 + deps.len())
-            };
-            let accepted: usize = c.rows.iter().enumerate().filter_map(rows_of).sum();
-            let received = c.rows.iter().map(|(_, d)| 1 + d.len()).sum::<usize>() + c.errors.len();
-            (
-                u32::try_from(received).unwrap_or(u32::MAX),
-                u32::try_from(accepted).unwrap_or(u32::MAX),
-            )
-        }
-        None => (result.received, result.accepted),
-    };
     let errors = located(result.errors);
     Reply::ok(&CensusResult {
         group_id: result.group_id.as_str().to_owned(),
-        received,
-        accepted,
+        // Employees, in both formats (a CSV dependent row is part of its
+        // employee), as `census.processed` counts them.
+        received: result.received,
+        accepted: result.accepted,
         member_count: result.member_count,
         errors: errors
             .into_iter()

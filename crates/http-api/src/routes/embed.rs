@@ -8,6 +8,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 
+use domain::enrollment::QuoteUse;
 use domain::ids::QuoteId;
 use domain::services::embed::OpenError;
 
@@ -44,7 +45,7 @@ use crate::wire::timestamp;
          example = json!({"error": "not_found", "message": "no such group in this mode"})),
         (status = 409, description = "The group has no ready, unexpired quote, or the named quote is not `ready`", body = ErrorBody,
          example = json!({"error": "conflict", "message": "the group has no ready, unexpired quote; create a quote first"})),
-        (status = 410, description = "The named quote passed its `expires_at`", body = ErrorBody,
+        (status = 410, description = "The quote passed its `expires_at`, or the census changed its rating inputs since it was priced (stale): re-quote", body = ErrorBody,
          example = json!({"error": "quote_expired", "message": "the quote passed its expires_at; create a new quote"})),
         CommonErrors
     ),
@@ -101,7 +102,9 @@ pub async fn create_embed_session(
 /// Shows the quote's plan, monthly total, PEPM, annual total and its
 /// comparison with the prior cost, with a bar chart. Framing is allowed
 /// from any origin; nothing is cached. A bad token is 404; an expired
-/// session is 410, each with a small HTML page.
+/// session is 410, and so is a session whose quote expired or went stale
+/// (the census changed since): its page says so and shows no price. Each
+/// is a small HTML page.
 #[utoipa::path(
     tag = "Embed sessions",
     operation_id = "show_offer_page",
@@ -127,6 +130,10 @@ pub async fn show_offer_page(
         )),
         Err(OpenError::NotFound) => Ok(html(StatusCode::NOT_FOUND, page::not_found())),
         Err(OpenError::Expired) => Ok(html(StatusCode::GONE, page::expired())),
+        Err(OpenError::Outdated(why)) => Ok(html(
+            StatusCode::GONE,
+            page::outdated(why == QuoteUse::Stale),
+        )),
         Err(OpenError::Service(e)) => Err(e.into()),
     }
 }

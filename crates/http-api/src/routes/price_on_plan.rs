@@ -197,11 +197,11 @@ fn pricing_body(value: &Value) -> Vec<u8> {
         (status = 202, description = "Still pricing: `status: pricing`, `retry_after_seconds` (`Retry-After`); send the same body again", body = Object,
          example = json!({"status": "pricing", "group_id": "grp_0193a1b2c3d5", "retry_after_seconds": 2,
             "message": "Still pricing 10000 census members over 2000 simulated plan years; send the same body again in 2 s.", "ignored_plans": []})),
-        (status = 400, description = "An invalid field: an HMO, a plan that is not HSA-eligible, a missing required field, a bad census row", body = ErrorBody,
+        (status = 400, description = "An invalid field: an HMO, a plan that is not HSA-eligible, a missing required field, an amount outside its range (monthly amounts 0 to 100000000 cents, annual plan amounts 0 to 1000000000), a bad census row", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "plan.plan_type: an HMO cannot be built on",
                           "details": [{"field": "plan.plan_type", "message": "an HMO cannot be built on"}]})),
         (status = 409, description = "An enrolled group holds `company.domain`, or a request with this Idempotency-Key is still executing", body = ErrorBody),
-        (status = 422, description = "The plan cannot be priced: no quotable member (`census_required`) or no rate-card market covers the census (`market_unavailable`)", body = ErrorBody,
+        (status = 422, description = "The plan cannot be priced: no quotable member (`census_required`), no rate-card market covers the census (`market_unavailable`), or an amount of the pricing does not fit (`amount_out_of_range`)", body = ErrorBody,
          example = json!({"error": "census_required", "message": "no quotable member: each counted employee needs a zip and a dob or age"})),
         CommonErrors
     ),

@@ -106,7 +106,7 @@ fn input(wire: QuoteInput, today: Date) -> Result<DomainInput, ApiError> {
          example = json!({"error": "not_found", "message": "no such group in this mode"})),
         (status = 409, description = "The census's market comparison is still running (`rates_pending`, `Retry-After`), or a request with this Idempotency-Key is still executing", body = ErrorBody,
          example = json!({"error": "rates_pending", "message": "the market comparison of the census is still running; retry in 1 s"})),
-        (status = 422, description = "No quotable member (`census_required`), or no rate-card market covers the census (`market_unavailable`)", body = ErrorBody,
+        (status = 422, description = "No quotable member (`census_required`), no rate-card market covers the census (`market_unavailable`), or an amount of the pricing does not fit (`amount_out_of_range`)", body = ErrorBody,
          example = json!({"error": "census_required", "message": "no quotable member: each counted employee needs a zip and a dob or age"})),
         CommonErrors
     ),

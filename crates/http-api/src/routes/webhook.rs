@@ -27,7 +27,7 @@ use crate::wire::webhook::{WebhookIn, WebhookOut, WebhookTestOut};
     request_body(content = WebhookIn, description = "The HTTPS endpoint"),
     responses(
         (status = 200, description = "Registered; the secret is shown once", body = WebhookOut),
-        (status = 400, description = "Not an https:// URL, or a host that resolves to a loopback, private, link-local or unique-local address", body = ErrorBody,
+        (status = 400, description = "Not an https:// URL, or a host that is or resolves to a non-public address (loopback, private, link-local, unique-local, reserved, or an IPv6 form embedding one; see docs/webhooks.md)", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "url: must be an https:// URL",
                           "details": [{"field": "url", "message": "must be an https:// URL"}]})),
         CommonErrors

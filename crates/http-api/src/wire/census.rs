@@ -104,9 +104,10 @@ pub struct CensusInput {
 pub struct CensusResult {
     /// Group.
     pub group_id: String,
-    /// Rows sent.
+    /// Employees sent (in CSV, employee rows; a dependent row is part of
+    /// its employee).
     pub received: u32,
-    /// Rows accepted.
+    /// Employees accepted.
     pub accepted: u32,
     /// Members in the census after the write.
     pub member_count: u32,

@@ -41,8 +41,9 @@ pub struct CoverageWire {
     pub plan_type: Option<String>,
     /// Carrier.
     pub carrier: Option<String>,
-    /// Cost per employee per month, cents (≥ 0).
-    #[schema(minimum = 0)]
+    /// Cost per employee per month, cents (0 to 100,000,000, the monthly
+    /// maximum `pricing_core::money::MAX_MONTHLY_CENTS`).
+    #[schema(minimum = 0, maximum = 100_000_000)]
     pub pepm_cents: Option<i64>,
     /// Renewal date, `YYYY-MM-DD`.
     #[schema(format = Date)]

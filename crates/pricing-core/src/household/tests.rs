@@ -240,3 +240,46 @@ fn the_primary_area_has_the_most_employees() {
     assert_eq!(r.markets.len(), 2);
     assert!(r.group.source.ends_with("area:NY-01"));
 }
+
+#[test]
+fn areas_without_benchmarks_are_priced_as_the_states_median_and_say_so() {
+    let c = RateCard::builtin_2026().unwrap();
+    let at = |id: &str, zip: &str| {
+        let mut m = member(id, Some(vec![]));
+        m.zip = zip.to_owned();
+        m
+    };
+    // Gulf County, FL-22: priced, with the stand-in named.
+    let census = [at("E1", "32456"), at("E2", "32465"), at("E3", "32456")];
+    let r = RatedCensus::build(&census, ctx(&c)).unwrap();
+    assert_eq!(r.primary().area, "FL-22");
+    assert_eq!(r.primary().priced_as.as_deref(), Some("FL-09"));
+    let lines: Vec<&String> = r
+        .assumptions
+        .iter()
+        .filter(|a| a.contains("public benchmark"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "ZIPs 32456 and 32465 are in FL-22, which has no 2026 public benchmark; priced with the FL median area FL-09."
+        ]
+    );
+    // One line per area; a census without such an area has none.
+    let census = [at("E1", "29030"), at("E2", "29821"), at("E3", "60601")];
+    let r = RatedCensus::build(&census, ctx(&c)).unwrap();
+    let lines: Vec<&String> = r
+        .assumptions
+        .iter()
+        .filter(|a| a.contains("public benchmark"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "ZIP 29030 is in SC-09, which has no 2026 public benchmark; priced with the SC median area SC-18.",
+            "ZIP 29821 is in SC-19, which has no 2026 public benchmark; priced with the SC median area SC-18.",
+        ]
+    );
+    let r = RatedCensus::build(&[at("E1", "60601")], ctx(&c)).unwrap();
+    assert!(!r.assumptions.iter().any(|a| a.contains("public benchmark")));
+}

@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 use time::Date;
 
-use super::{CENTS_RANGE, MAX_PLAN_CENTS};
 use crate::error::FieldError;
 use crate::household::Tier;
+use crate::money::Amount;
 
 /// Monthly rates by household tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,8 +26,9 @@ pub struct TierRates {
 }
 
 impl TierRates {
-    /// An error for every negative rate, with `prefix.<tier>` paths.
-    pub(crate) fn negative_fields(&self, prefix: &str, index: Option<usize>) -> Vec<FieldError> {
+    /// An error for every rate outside the monthly range, with
+    /// `prefix.<tier>` paths.
+    pub(crate) fn out_of_range(&self, prefix: &str, index: Option<usize>) -> Vec<FieldError> {
         [
             ("employee_only", self.employee_only),
             ("employee_spouse", self.employee_spouse),
@@ -35,12 +36,7 @@ impl TierRates {
             ("family", self.family),
         ]
         .into_iter()
-        .filter(|(_, v)| !(0..=MAX_PLAN_CENTS).contains(v))
-        .map(|(name, _)| FieldError {
-            field: format!("{prefix}.{name}"),
-            message: CENTS_RANGE.to_owned(),
-            index,
-        })
+        .filter_map(|(name, v)| Amount::Monthly.check(&format!("{prefix}.{name}"), index, v))
         .collect()
     }
 
@@ -187,6 +183,25 @@ pub struct Copays {
         skip_serializing_if = "Option::is_none"
     )]
     pub rx_specialty: Option<i64>,
+}
+
+impl Copays {
+    /// An error for every copay outside the annual range (a copay counts
+    /// toward the out-of-pocket maximum), with `prefix.<service>` paths.
+    pub(crate) fn out_of_range(&self, prefix: &str, index: Option<usize>) -> Vec<FieldError> {
+        [
+            ("primary_care", self.primary_care),
+            ("specialist", self.specialist),
+            ("urgent_care", self.urgent_care),
+            ("emergency_room", self.emergency_room),
+            ("rx_generic", self.rx_generic),
+            ("rx_preferred", self.rx_preferred),
+            ("rx_specialty", self.rx_specialty),
+        ]
+        .into_iter()
+        .filter_map(|(name, v)| Amount::Annual.check(&format!("{prefix}.{name}"), index, v?))
+        .collect()
+    }
 }
 
 /// A plan the partner quoted (`BrokerPlan`).

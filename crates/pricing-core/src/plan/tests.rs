@@ -117,3 +117,95 @@ fn market_plans_are_classified_with_reasons() {
     );
     assert!(validate_market_plans(&plans).is_empty());
 }
+
+#[test]
+fn every_plan_amount_is_bounded_by_its_kind() {
+    use crate::money::{MAX_ANNUAL_CENTS as A, MAX_MONTHLY_CENTS as M};
+    // The explicit plan: each amount at its maximum passes the range rule
+    // (the IRS rules still apply to the design), one cent more names it.
+    let tiers = |v: i64| {
+        format!(
+            r#"{{"employee_only":{v},"employee_spouse":{v},"employee_children":{v},"family":{v}}}"#
+        )
+    };
+    let explicit = |ded: i64, pmpm: i64, tier: i64, member: i64| {
+        format!(
+            r#"{{"plan_type":"PPO","hsa_eligible":true,"deductible_individual_cents":{ded},"deductible_family_cents":{ded},"oop_max_individual_cents":{ded},"oop_max_family_cents":{ded},"pmpm_cents":{pmpm},"monthly_rates_cents":{},"member_rates_cents":[{{"external_id":"E1","monthly_cents":{member}}}]}}"#,
+            tiers(tier)
+        )
+    };
+    assert!(fields(&explicit(850_000, M, M, M)).is_empty());
+    let range = |json: &str| -> Vec<String> {
+        validate_partner_plan(&plan(json), &IRS)
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| {
+                e.message
+                    .starts_with("must be an integer of cents from 0 to")
+            })
+            .map(|e| e.field)
+            .collect()
+    };
+    assert!(range(&explicit(A, M, M, M)).is_empty());
+    assert_eq!(
+        range(&explicit(A + 1, M + 1, M + 1, M + 1)),
+        [
+            "plan.deductible_individual_cents",
+            "plan.deductible_family_cents",
+            "plan.oop_max_individual_cents",
+            "plan.oop_max_family_cents",
+            "plan.pmpm_cents",
+            "plan.monthly_rates_cents.employee_only",
+            "plan.monthly_rates_cents.employee_spouse",
+            "plan.monthly_rates_cents.employee_children",
+            "plan.monthly_rates_cents.family",
+            "plan.member_rates_cents[0].monthly_cents",
+        ]
+    );
+    assert_eq!(
+        range(&explicit(850_000, i64::MAX, M, -1)),
+        [
+            "plan.pmpm_cents",
+            "plan.member_rates_cents[0].monthly_cents"
+        ]
+    );
+
+    // Market plans: annual amounts (copays and the drug deductible too) and
+    // monthly rates.
+    let market = |a: i64, m: i64| -> Vec<MarketPlan> {
+        let copays = [
+            "primary_care",
+            "specialist",
+            "urgent_care",
+            "emergency_room",
+            "rx_generic",
+            "rx_preferred",
+            "rx_specialty",
+        ]
+        .map(|k| format!("\"{k}\":{a}"))
+        .join(",");
+        serde_json::from_str(&format!(
+            r#"[{{"metal_tier":"Gold","deductible_individual_cents":{a},"deductible_family_cents":{a},"oop_max_individual_cents":{a},"oop_max_family_cents":{a},"rx_deductible_cents":{a},"copays_cents":{{{copays}}},"pmpm_cents":{m},"monthly_rates_cents":{},"member_rates_cents":[{{"external_id":"E1","monthly_cents":{m}}}]}}]"#,
+            tiers(m)
+        ))
+        .unwrap()
+    };
+    assert!(validate_market_plans(&market(A, M)).is_empty());
+    let errs = validate_market_plans(&market(A + 1, M + 1));
+    assert_eq!(errs.len(), 18, "{errs:#?}");
+    assert!(errs.iter().all(|e| e.index == Some(0)));
+    let at = |name: &str| {
+        errs.iter()
+            .find(|e| e.field == format!("market_plans[0].{name}"))
+            .map(|e| e.message.clone())
+    };
+    assert_eq!(
+        at("copays_cents.rx_specialty").as_deref(),
+        Some("must be an integer of cents from 0 to 1000000000")
+    );
+    assert_eq!(
+        at("member_rates_cents[0].monthly_cents").as_deref(),
+        Some("must be an integer of cents from 0 to 100000000")
+    );
+}

@@ -100,9 +100,87 @@ fn zips_resolve_exactly_then_by_prefix() {
     assert_eq!(c.area_id(prefix), "CA-04");
     assert!(c.area_for_zip("99999").is_none());
     assert!(c.area_for_zip("9410").is_none());
-    // Mapped, but the card has no price levels for it.
+    // Mapped, but neither the area nor its state has price levels.
     let gulf = c.area_for_zip("32456").unwrap();
     assert!(c.market(gulf, None).is_none());
+}
+
+/// The test card with four priced FL areas; FL-22 has none.
+fn card_with_florida() -> RateCard {
+    let areas = [("FL-01", 90_000), ("FL-02", 70_000), ("FL-03", 80_000), ("FL-04", 80_000)]
+        .map(|(id, bench)| {
+            format!(
+                "[layers.\"area:{id}\"]\nbenchmark_rate21_cents = {bench}\nmarket_base_rate21_cents = {}\n\n",
+                bench / 2
+            )
+        })
+        .concat();
+    let text = TEST_CARD.replacen("[zip_areas]", &format!("{areas}[zip_areas]"), 1);
+    RateCard::from_toml_str(&text).unwrap()
+}
+
+#[test]
+fn an_area_without_levels_is_priced_as_its_states_median_area() {
+    let c = card_with_florida();
+    let gulf = c.area_for_zip("32456").unwrap();
+    // By benchmark: FL-02 70,000; FL-03 and FL-04 80,000 (tie: the smaller
+    // id first); FL-01 90,000. Four areas: the lower middle, FL-03.
+    assert_eq!(c.proxy_area(gulf).map(|a| c.area_id(a)), Some("FL-03"));
+    let m = c.market(gulf, None).unwrap();
+    assert_eq!(
+        (m.area.as_str(), m.state.as_str(), m.priced_as.as_deref()),
+        ("FL-22", "FL", Some("FL-03"))
+    );
+    assert_eq!(
+        (m.benchmark_rate21_cents, m.market_base_rate21_cents),
+        (80_000, 40_000)
+    );
+    assert_eq!(m.layers, ["default", "area:FL-03"]);
+    // A priced area is its own market; a state without priced areas stays
+    // unpriced (the plain test card).
+    let own = c.market(c.area_for_id("FL-04").unwrap(), None).unwrap();
+    assert_eq!((own.area.as_str(), own.priced_as), ("FL-04", None));
+    assert!(c.proxy_area(c.area_for_id("FL-04").unwrap()).is_none());
+    assert!(card().proxy_area(gulf).is_none());
+}
+
+#[test]
+fn the_2026_areas_without_benchmarks_use_their_states_median() {
+    let c = RateCard::builtin_2026().unwrap();
+    for (zip, area, proxy) in [
+        ("32456", "FL-22", "FL-09"),
+        ("29030", "SC-09", "SC-18"),
+        ("29821", "SC-19", "SC-18"),
+    ] {
+        let a = c.area_for_zip(zip).unwrap();
+        assert_eq!(c.area_id(a), area);
+        let m = c.market(a, None).unwrap();
+        assert_eq!(
+            (m.area.as_str(), m.priced_as.as_deref()),
+            (area, Some(proxy))
+        );
+        // The stand-in is the lower median of the state's priced areas by
+        // benchmark rate, ties by id, recomputed here.
+        let state = &area[..2];
+        let mut peers: Vec<(i64, String)> = (0..c.area_count())
+            .map(|i| AreaIdx(u16::try_from(i).unwrap()))
+            .filter(|&p| c.area_id(p).starts_with(state))
+            .filter_map(|p| c.market(p, None))
+            .filter(|p| p.priced_as.is_none())
+            .map(|p| (p.benchmark_rate21_cents, p.area))
+            .collect();
+        peers.sort();
+        assert_eq!(peers[(peers.len() - 1) / 2].1, proxy, "{area}");
+        let own = c.market(c.area_for_id(proxy).unwrap(), None).unwrap();
+        assert_eq!(m.benchmark_rate21_cents, own.benchmark_rate21_cents);
+        assert_eq!(m.market_base_rate21_cents, own.market_base_rate21_cents);
+    }
+    // Every other mapped area is priced by its own levels.
+    let proxied = (0..c.area_count())
+        .filter_map(|i| u16::try_from(i).ok().map(AreaIdx))
+        .filter(|&a| c.proxy_area(a).is_some())
+        .count();
+    assert_eq!(proxied, 3);
 }
 
 #[test]

@@ -25,6 +25,7 @@ enum Kind {
 const KEYS: &[(&str, Kind)] = &[
     ("listen", Kind::Text),
     ("database_url", Kind::Text),
+    ("body_timeout_secs", Kind::Scalar),
     ("rate_limits.requests_per_minute", Kind::Scalar),
     ("rate_limits.census_writes_per_minute", Kind::Scalar),
     ("rate_limits.quote_creates_per_hour", Kind::Scalar),

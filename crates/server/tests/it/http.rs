@@ -10,6 +10,7 @@
 
 mod account;
 mod auth;
+mod benchmark_gaps;
 mod casing;
 mod census;
 mod elections;
@@ -18,12 +19,14 @@ mod enrollments;
 mod envelope;
 mod events;
 mod groups;
+mod hostile;
 mod idempotency;
 mod isolation;
 mod journey;
 mod limits;
 mod logs;
 mod members;
+mod money_limits;
 mod openapi;
 mod pages;
 mod price_on_plan;
@@ -31,6 +34,7 @@ mod price_on_plan_forms;
 mod quotes;
 mod races;
 mod smoke;
+mod ssrf;
 mod unavailable;
 mod webhook_events;
 mod webhooks;
@@ -144,6 +148,7 @@ impl TestApp {
             HttpConfig {
                 limits,
                 trusted_proxies: Vec::new(),
+                body_timeout: std::time::Duration::from_secs(60),
             },
         )
     }

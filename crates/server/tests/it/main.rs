@@ -11,6 +11,7 @@
 mod browser;
 mod cli;
 mod common;
+mod dead_process;
 mod errors;
 mod http;
 mod price_on_plan;
@@ -18,3 +19,4 @@ mod quote;
 mod scale;
 mod serve;
 mod webhooks_serve;
+mod wire;

@@ -75,11 +75,12 @@ enum Household {
 /// Generates a census of `employees` counted employees and returns its JSON
 /// with the number of rows.
 /// San Francisco, Chicago, New York, Houston and Miami ZIPs, plus a few in an
-/// area the card does not price (rated in the primary area); a fifth of the
+/// area without public benchmark data (priced with its state's median
+/// area) and a few the card does not map (rated in the primary area); a fifth of the
 /// households unknown; contractors and terminated members interleaved.
 fn generate(seed: u64, employees: u64) -> (String, u64) {
     let mut rng = Rng(seed);
-    let zips: [(u64, &str); 7] = [
+    let zips: [(u64, &str); 8] = [
         (30, "94103"),
         (20, "94110"),
         (18, "60601"),
@@ -87,6 +88,7 @@ fn generate(seed: u64, employees: u64) -> (String, u64) {
         (10, "77002"),
         (7, "33101"),
         (1, "32456"),
+        (1, "00601"),
     ];
     let households = [
         (40, Household::EmployeeOnly),
@@ -232,6 +234,7 @@ fn ten_thousand_employees_are_priced() {
         "households without submitted dependents",
         "born after the plan-year start",
         "whose ZIP has no priced rating area",
+        "ZIP 32456 is in FL-22, which has no 2026 public benchmark",
     ] {
         assert!(assumptions.contains(needle), "{needle}: {assumptions}");
     }

@@ -1,16 +1,20 @@
 //! Idempotency records (shared by both backends). `begin` is one
-//! transaction: drop an expired record for the key, try to insert an
-//! in-flight record (`ON CONFLICT DO NOTHING`), and if another request got
-//! there first, classify what it left. On PostgreSQL the insert waits for a
-//! concurrent inserter of the same key to commit, so exactly one of N
-//! concurrent duplicates executes.
+//! transaction: drop an expired or abandoned record for the key (an
+//! in-flight record whose owner is dead: `owner_dead!`), try to insert an
+//! in-flight record naming the store's owner (`ON CONFLICT DO NOTHING`), and
+//! if another request got there first, classify what it left. On
+//! PostgreSQL the insert waits for a concurrent inserter of the same key to
+//! commit, so exactly one of N concurrent duplicates executes. Completing
+//! or releasing a record is fenced by its owner: a process presumed dead
+//! that still runs cannot touch the record of the process that took over.
 
 use async_trait::async_trait;
-use diesel::{ExpressionMethods, OptionalExtension, QueryDsl};
+use diesel::{BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl};
 use diesel_async::RunQueryDsl;
 use domain::idempotency::{
     Begin, IN_FLIGHT_LEASE_SECS, IdempotentRequest, REPLAY_WINDOW_SECS, StoredResponse,
 };
+use domain::ids::ProcessId;
 use domain::scope::Scope;
 use domain::store::{IdempotencyStore, StoreError, StoreResult};
 
@@ -38,6 +42,8 @@ impl IdempotencyStore for Store {
     ) -> StoreResult<Begin> {
         let partner = scope.partner.to_string();
         let mode = scope.mode.as_str();
+        let owner = self.owner.as_ref().map(ProcessId::as_str);
+        let now_ms = now.saturating_mul(1000);
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         Ok(write_tx!(self, conn, async |c: &mut Conn| {
@@ -45,9 +51,15 @@ impl IdempotencyStore for Store {
                 .filter(idem::partner_id.eq(&partner))
                 .filter(idem::mode.eq(mode))
                 .filter(idem::idem_key.eq(&request.key));
-            diesel::delete(key_filter.filter(idem::expires_at.le(now)))
-                .execute(c)
-                .await?;
+            diesel::delete(key_filter.filter(idem::expires_at.le(now).or(
+                idem::state.eq("in_flight").and(owner_dead!(
+                    idem::owner_id,
+                    now_ms,
+                    owner.unwrap_or("")
+                )),
+            )))
+            .execute(c)
+            .await?;
             let inserted = diesel::insert_into(idem::table)
                 .values((
                     idem::partner_id.eq(&partner),
@@ -59,6 +71,7 @@ impl IdempotencyStore for Store {
                     idem::state.eq("in_flight"),
                     idem::created_at.eq(now),
                     idem::expires_at.eq(now.saturating_add(IN_FLIGHT_LEASE_SECS)),
+                    idem::owner_id.eq(owner),
                 ))
                 .on_conflict_do_nothing()
                 .execute(c)
@@ -113,13 +126,15 @@ impl IdempotencyStore for Store {
     ) -> StoreResult<()> {
         let headers = serde_json::to_string(&response.headers)
             .map_err(|e| StoreError::Internal(Box::new(e)))?;
+        let owner = self.owner.as_ref().map(ProcessId::as_str);
         let mut conn = self.conn().await?;
         let n = diesel::update(
             idem::table
                 .filter(idem::partner_id.eq(scope.partner.as_str()))
                 .filter(idem::mode.eq(scope.mode.as_str()))
                 .filter(idem::idem_key.eq(key))
-                .filter(idem::state.eq("in_flight")),
+                .filter(idem::state.eq("in_flight"))
+                .filter(same_owner!(idem::owner_id, owner)),
         )
         .set((
             idem::state.eq("done"),
@@ -139,13 +154,15 @@ impl IdempotencyStore for Store {
     }
 
     async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()> {
+        let owner = self.owner.as_ref().map(ProcessId::as_str);
         let mut conn = self.conn().await?;
         diesel::delete(
             idem::table
                 .filter(idem::partner_id.eq(scope.partner.as_str()))
                 .filter(idem::mode.eq(scope.mode.as_str()))
                 .filter(idem::idem_key.eq(key))
-                .filter(idem::state.eq("in_flight")),
+                .filter(idem::state.eq("in_flight"))
+                .filter(same_owner!(idem::owner_id, owner)),
         )
         .execute(&mut *conn)
         .await

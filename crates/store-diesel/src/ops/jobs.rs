@@ -6,7 +6,7 @@ use diesel::{
 };
 use diesel_async::RunQueryDsl;
 use domain::event::NewEvent;
-use domain::ids::{GroupId, JobId};
+use domain::ids::{GroupId, JobId, ProcessId};
 use domain::job::{Job, JobKind, JobState, NewJob};
 use domain::scope::Scope;
 use domain::store::{JobStore, StoreError, StoreResult};
@@ -50,10 +50,11 @@ impl JobStore for Store {
         lease_ms: i64,
     ) -> StoreResult<Option<Job>> {
         let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        let owner = self.owner.as_ref().map(ProcessId::as_str);
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let row = write_tx!(self, conn, async |c: &mut Conn| {
-            let Some(id) = claim_job_id(c, &kinds, now_ms).await? else {
+            let Some(id) = claim_job_id(c, &kinds, now_ms, owner.unwrap_or("")).await? else {
                 return Ok(None);
             };
             diesel::update(jobs::table.find(&id))
@@ -61,6 +62,7 @@ impl JobStore for Store {
                     jobs::state.eq(JobState::Running.as_str()),
                     jobs::locked_until_ms.eq(Some(now_ms.saturating_add(lease_ms))),
                     jobs::attempts.eq(jobs::attempts + 1),
+                    jobs::owner_id.eq(owner),
                 ))
                 .execute(c)
                 .await?;

@@ -130,6 +130,7 @@ impl QuoteStore for Store {
             job.state = JobState::Running.as_str().to_owned();
             job.attempts = 1;
             job.locked_until_ms = Some(until);
+            job.owner_id = self.owner.as_ref().map(ToString::to_string);
         }
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;

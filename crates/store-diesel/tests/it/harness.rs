@@ -1,7 +1,8 @@
 //! The storage suite's harness: the isolated databases of `testkit`, the
-//! per-backend test macro and a stored partner.
+//! per-backend test macro, a stored partner and the stores of a serving
+//! process.
 
-use domain::ids::PartnerId;
+use domain::ids::{PartnerId, ProcessId};
 use domain::mode::Mode;
 use domain::partner::{Partner, PartnerKind};
 use domain::scope::Scope;
@@ -44,4 +45,12 @@ pub async fn partner(stores: &Stores, n: u8) -> (Partner, Scope) {
     stores.partners.insert_partner(&p, 1_000).await.unwrap();
     let scope = Scope::new(p.id.clone(), Mode::Test);
     (p, scope)
+}
+
+/// The stores serving process `n` would own on `t`'s database (a pool of
+/// their own), with its owner id.
+pub fn process(t: &TestDb, n: u8) -> (Stores, ProcessId) {
+    let owner = ProcessId::from_bytes([n; 6]);
+    let stores = Stores::open_owned(&t.db, 4, &owner).unwrap();
+    (stores, owner)
 }

@@ -1,16 +1,17 @@
 //! Idempotency records: execute once, replay the stored response, detect a
 //! reused key with another body or endpoint, report in-flight duplicates,
-//! expire after 24 hours, and let exactly one of 50 concurrent duplicates
-//! execute.
+//! expire after 24 hours, let exactly one of 50 concurrent duplicates
+//! execute, and free a dead process's in-flight keys without waiting for
+//! their lease.
 
 use domain::idempotency::{Begin, IdempotentRequest, StoredResponse, request_digest};
 use domain::mode::Mode;
 use domain::scope::Scope;
 
-use crate::harness::{TestDb, partner};
+use crate::harness::{TestDb, partner, process};
 use crate::on_both;
 
-fn req(key: &str, route: &str, body: &[u8]) -> IdempotentRequest {
+pub(crate) fn req(key: &str, route: &str, body: &[u8]) -> IdempotentRequest {
     IdempotentRequest {
         key: key.to_owned(),
         method: "POST".to_owned(),
@@ -147,3 +148,90 @@ async fn exactly_one_of_fifty_concurrent_duplicates_executes(t: TestDb) {
     assert_eq!(executed, 1);
 }
 on_both!(exactly_one_of_fifty_concurrent_duplicates_executes);
+
+/// A process's in-flight key blocks duplicates while its heartbeat is
+/// fresh; once the heartbeat is older than the owner timeout, or the
+/// process deregistered, another process executes the key at once, and the
+/// silent process can no longer complete or release it.
+async fn a_dead_processs_in_flight_key_executes_elsewhere(t: TestDb) {
+    let (_, sc) = partner(&t.stores, 1).await;
+    let (a, _) = process(&t, 0xa);
+    let (b, _) = process(&t, 0xb);
+    // Unix seconds, and the same instant in milliseconds.
+    let t0: i64 = 1_800_000_000;
+    let ms = |s: i64| s * 1_000;
+    let r = req("k1", "/v1/groups", b"{}");
+    a.processes.register_process(ms(t0)).await.unwrap();
+    assert_eq!(
+        a.idempotency.begin(&sc, &r, t0).await.unwrap(),
+        Begin::Execute
+    );
+    // A live owner's key is in flight for everyone else.
+    assert_eq!(
+        b.idempotency.begin(&sc, &r, t0 + 5).await.unwrap(),
+        Begin::InFlight
+    );
+    a.processes.heartbeat(ms(t0 + 6)).await.unwrap();
+    assert_eq!(
+        b.idempotency.begin(&sc, &r, t0 + 13).await.unwrap(),
+        Begin::InFlight
+    );
+    // The owner stopped beating: 11 s later its key is free, long before
+    // the in-flight lease, on both backends.
+    assert_eq!(
+        b.idempotency.begin(&sc, &r, t0 + 17).await.unwrap(),
+        Begin::Execute
+    );
+    b.processes.register_process(ms(t0 + 17)).await.unwrap();
+    // The silent owner wakes up: the key is no longer its own.
+    let resp = StoredResponse {
+        status: 201,
+        headers: vec![],
+        body: b"{}".to_vec(),
+    };
+    assert!(matches!(
+        a.idempotency.complete(&sc, "k1", &resp, t0 + 18).await,
+        Err(domain::store::StoreError::NotFound)
+    ));
+    a.idempotency.release(&sc, "k1").await.unwrap();
+    assert_eq!(
+        a.idempotency.begin(&sc, &r, t0 + 18).await.unwrap(),
+        Begin::InFlight
+    );
+    b.idempotency
+        .complete(&sc, "k1", &resp, t0 + 18)
+        .await
+        .unwrap();
+    assert_eq!(
+        a.idempotency.begin(&sc, &r, t0 + 19).await.unwrap(),
+        Begin::Replay(resp)
+    );
+
+    // A process that deregistered (a clean stop) frees its keys at once.
+    let r2 = req("k2", "/v1/groups", b"{}");
+    assert_eq!(
+        b.idempotency.begin(&sc, &r2, t0 + 20).await.unwrap(),
+        Begin::Execute
+    );
+    b.processes.deregister_process().await.unwrap();
+    assert_eq!(
+        a.idempotency.begin(&sc, &r2, t0 + 20).await.unwrap(),
+        Begin::Execute
+    );
+
+    // A record without an owner (a store no process owns) keeps its lease.
+    let r3 = req("k3", "/v1/groups", b"{}");
+    assert_eq!(
+        t.stores.idempotency.begin(&sc, &r3, t0 + 20).await.unwrap(),
+        Begin::Execute
+    );
+    assert_eq!(
+        a.idempotency.begin(&sc, &r3, t0 + 299).await.unwrap(),
+        Begin::InFlight
+    );
+    assert_eq!(
+        a.idempotency.begin(&sc, &r3, t0 + 320).await.unwrap(),
+        Begin::Execute
+    );
+}
+on_both!(a_dead_processs_in_flight_key_executes_elsewhere);

@@ -1,16 +1,19 @@
 //! The job table: claimed by one worker at a time (across processes on
-//! PostgreSQL), resumed when a lease runs out (a crashed worker), retried,
-//! and completed together with the events it announces.
+//! PostgreSQL), resumed when a lease runs out or its process is found dead
+//! (a crashed worker), retried, and completed together with the events it
+//! announces.
 
 use std::collections::HashSet;
 
 use domain::event::DeliveryState;
+use domain::idempotency::Begin;
 use domain::ids::{GroupId, JobId};
 use domain::job::{JobKind, JobState, NewJob};
 use domain::scope::Scope;
 use domain::store::StoreError;
 
-use crate::harness::{TestDb, partner};
+use crate::harness::{TestDb, partner, process};
+use crate::idempotency::req;
 use crate::on_both;
 use crate::outbox::event;
 
@@ -205,3 +208,148 @@ async fn concurrent_workers_never_share_a_job(t: TestDb) {
     assert_eq!((all.len(), distinct.len()), (60, 60));
 }
 on_both!(concurrent_workers_never_share_a_job);
+
+/// A job claimed by a process whose heartbeat went silent, or that
+/// deregistered, is claimed by another at once, well before its lease ends;
+/// a live process's claim, and a claim without an owner, hold their lease.
+async fn a_dead_processs_job_is_claimed_at_once(t: TestDb) {
+    let (_, sc) = partner(&t.stores, 1).await;
+    let (a, _) = process(&t, 0xa);
+    let (b, _) = process(&t, 0xb);
+    let kinds = [JobKind::MarketComparison];
+    let t0: i64 = 1_800_000_000_000;
+    let j = job(1, &sc, JobKind::MarketComparison, t0);
+    a.jobs.enqueue(&j).await.unwrap();
+    a.processes.register_process(t0).await.unwrap();
+    let c1 = a.jobs.claim_job(&kinds, t0, 60_000).await.unwrap().unwrap();
+    assert_eq!(c1.attempts, 1);
+    assert!(
+        b.jobs
+            .claim_job(&kinds, t0 + 5_000, 60_000)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // 11 s without a heartbeat: the claim is abandoned, 49 s before its
+    // lease ends.
+    let c2 = b
+        .jobs
+        .claim_job(&kinds, t0 + 11_000, 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((c2.job.id.clone(), c2.attempts), (j.id.clone(), 2));
+    b.processes.register_process(t0 + 11_000).await.unwrap();
+    assert!(!a.jobs.fail_job(&j.id, 1, Some(t0), "late").await.unwrap());
+    assert!(
+        a.jobs
+            .claim_job(&kinds, t0 + 12_000, 60_000)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // A clean stop frees the claim at once.
+    b.processes.deregister_process().await.unwrap();
+    let c3 = a
+        .jobs
+        .claim_job(&kinds, t0 + 12_000, 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(c3.attempts, 3);
+    assert!(a.jobs.complete_job(&j.id, 3, &[], None).await.unwrap());
+
+    // A claim without an owner holds its lease.
+    let j2 = job(2, &sc, JobKind::MarketComparison, t0);
+    t.stores.jobs.enqueue(&j2).await.unwrap();
+    let free = t
+        .stores
+        .jobs
+        .claim_job(&kinds, t0 + 12_000, 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(free.job.id, j2.id);
+    assert!(
+        a.jobs
+            .claim_job(&kinds, t0 + 71_999, 60_000)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        a.jobs
+            .claim_job(&kinds, t0 + 72_000, 60_000)
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+on_both!(a_dead_processs_job_is_claimed_at_once);
+
+/// A process that registers on SQLite, which one process serves, frees at
+/// once every in-flight key and job claim earlier processes left, however
+/// fresh their heartbeat; on PostgreSQL, which several share, it frees
+/// nothing of a live process.
+async fn a_restart_on_sqlite_frees_what_the_last_process_left(t: TestDb) {
+    let (_, sc) = partner(&t.stores, 1).await;
+    let (before, _) = process(&t, 0xa);
+    let (after, _) = process(&t, 0xb);
+    let kinds = [JobKind::MarketComparison];
+    let t0: i64 = 1_800_000_000;
+    let r = req("k", "/v1/groups", b"{}");
+    before
+        .jobs
+        .enqueue(&job(1, &sc, JobKind::MarketComparison, 0))
+        .await
+        .unwrap();
+    before.processes.register_process(t0 * 1_000).await.unwrap();
+    assert_eq!(
+        before.idempotency.begin(&sc, &r, t0).await.unwrap(),
+        Begin::Execute
+    );
+    assert!(
+        before
+            .jobs
+            .claim_job(&kinds, t0 * 1_000, 60_000)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // A key and a claim without an owner (written before owners were
+    // recorded) are freed on SQLite as well.
+    let unowned = req("u", "/v1/groups", b"{}");
+    assert_eq!(
+        t.stores.idempotency.begin(&sc, &unowned, t0).await.unwrap(),
+        Begin::Execute
+    );
+
+    // The next process starts a second later.
+    after
+        .processes
+        .register_process(t0 * 1_000 + 1_000)
+        .await
+        .unwrap();
+    let key = after.idempotency.begin(&sc, &r, t0 + 1).await.unwrap();
+    let old = after
+        .idempotency
+        .begin(&sc, &unowned, t0 + 1)
+        .await
+        .unwrap();
+    let claim = after
+        .jobs
+        .claim_job(&kinds, t0 * 1_000 + 1_000, 60_000)
+        .await
+        .unwrap();
+    match t.db.backend() {
+        "sqlite" => {
+            assert_eq!((key, old), (Begin::Execute, Begin::Execute));
+            assert_eq!(claim.map(|c| c.attempts), Some(2));
+        }
+        _ => {
+            assert_eq!((key, old), (Begin::InFlight, Begin::InFlight));
+            assert!(claim.is_none());
+        }
+    }
+}
+on_both!(a_restart_on_sqlite_frees_what_the_last_process_left);

@@ -53,6 +53,7 @@ async fn up_down_up(t: TestDb) {
         "jobs",
         "members",
         "partners",
+        "processes",
         "quotes",
         "rate_limits",
         "webhook_endpoints",

@@ -66,6 +66,10 @@ fn pricing_errors_map_to_the_specified_answers() {
     ));
     assert!(matches!(
         pricing_error(PricingError::Overflow),
+        ServiceError::AmountOutOfRange
+    ));
+    assert!(matches!(
+        pricing_error(PricingError::RateCard("bad layer".into())),
         ServiceError::Internal(_)
     ));
     // Census paths name the stored census's rows.

@@ -188,6 +188,24 @@ Open the offer again from your benefits platform.</p>",
     )
 }
 
+/// The 410 page of an offer whose quote expired or whose census changed
+/// since it was priced: no number of it is shown.
+#[must_use]
+pub fn outdated(stale: bool) -> String {
+    let why = if stale {
+        "The company's census changed after this offer was priced, so its prices no longer apply."
+    } else {
+        "The quote behind this offer has expired, so its prices no longer apply."
+    };
+    page(
+        "Offer out of date",
+        &format!(
+            "<h1>This offer is out of date</h1><p class=\"sub\">{why} \
+Open the offer again from your benefits platform to see current prices.</p>"
+        ),
+    )
+}
+
 /// The 404 page of an unknown link.
 #[must_use]
 pub fn not_found() -> String {

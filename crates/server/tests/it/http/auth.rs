@@ -135,6 +135,7 @@ async fn forwarded_for_counts_only_behind_a_trusted_proxy(db: TestDb) {
         HttpConfig {
             limits: three_failures(),
             trusted_proxies: vec![PEER.parse().unwrap()],
+            body_timeout: std::time::Duration::from_secs(60),
         },
     );
     let svc = app.service().await;

@@ -369,8 +369,8 @@ fn put_csv(path: &str, key: &str, text: &str) -> actix_web::test::TestRequest {
     )
 }
 
-crate::http_on_both!(a_csv_census_is_one_row_per_person);
-async fn a_csv_census_is_one_row_per_person(db: TestDb) {
+crate::http_on_both!(a_csv_census_is_one_row_per_person_and_counts_employees);
+async fn a_csv_census_is_one_row_per_person_and_counts_employees(db: TestDb) {
     let app = TestApp::new(db);
     let svc = app.service().await;
     let (_, key) = app.broker().await;
@@ -388,7 +388,25 @@ async fn a_csv_census_is_one_row_per_person(db: TestDb) {
             a.body["accepted"].as_u64(),
             a.body["member_count"].as_u64()
         ),
-        (Some(3), Some(3), Some(2))
+        (Some(2), Some(2), Some(2))
+    );
+    // The event counts what the reply counts: employees.
+    app.run_jobs().await;
+    let events = send(&svc, get("/v1/events?limit=200", &key)).await;
+    let processed = events.body["events"]
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .find(|e| e["type"] == "census.processed" && e["data"]["group_id"] == gid)
+        })
+        .unwrap_or_else(|| panic!("no census.processed event: {}", events.body));
+    assert_eq!(
+        (
+            &processed["data"]["received"],
+            &processed["data"]["accepted"]
+        ),
+        (&json!(2), &json!(2)),
+        "{processed}"
     );
     let page = send(&svc, get(&census_path(gid), &key)).await;
     let ana = page.body["members"]
@@ -424,7 +442,7 @@ async fn a_csv_census_is_one_row_per_person(db: TestDb) {
     assert_eq!(a.body["member_count"], 1, "{}", a.body);
     assert_eq!(
         (a.body["received"].as_u64(), a.body["accepted"].as_u64()),
-        (Some(5), Some(1))
+        (Some(3), Some(1))
     );
 
     // An unknown column, and a CSV whose every row is invalid.

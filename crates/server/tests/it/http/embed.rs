@@ -270,3 +270,62 @@ async fn a_tampered_token_is_404_and_an_old_one_410(db: TestDb) {
         text(&page)
     );
 }
+
+crate::http_on_both!(a_stale_quote_gets_no_session_and_its_open_page_says_so);
+async fn a_stale_quote_gets_no_session_and_its_open_page_says_so(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let gid = group(&app, &svc, &key, "acme-mfg.com").await;
+    let q = quote(&svc, &key, &gid, "diamond").await;
+    let qid = q["id"].as_str().unwrap().to_owned();
+    let a = create(&svc, &key, &gid, &json!({})).await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    let url = a.body["url"].as_str().unwrap().to_owned();
+    assert_eq!(open(&svc, &url).await.status, 200);
+
+    // A material census change: a new employee with other rating inputs.
+    let mut changed = census();
+    changed["members"].as_array_mut().unwrap().push(json!({
+        "external_id": "E3", "first_name": "Cy", "last_name": "Park",
+        "dob": "1960-02-03", "zip": "60601"
+    }));
+    let a = send(
+        &svc,
+        put(&format!("/v1/groups/{gid}/census"), &key, &changed),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    app.run_jobs().await;
+
+    // The page that was open now shows no price.
+    let page = open(&svc, &url).await;
+    assert_eq!(page.status, 410);
+    let html = text(&page);
+    assert!(html.contains("out of date"), "{html}");
+    assert!(html.contains("census changed"), "{html}");
+    assert!(!html.contains('$'), "{html}");
+
+    // No new session on the stale quote, named or by default.
+    for body in [json!({"quote_id": qid}), json!({})] {
+        let a = create(&svc, &key, &gid, &body).await;
+        assert_error(&a, 410, "quote_expired");
+        assert!(
+            a.body["message"]
+                .as_str()
+                .unwrap()
+                .contains("census changed"),
+            "{}",
+            a.body
+        );
+    }
+
+    // A fresh quote is current again.
+    quote(&svc, &key, &gid, "diamond").await;
+    let a = create(&svc, &key, &gid, &json!({})).await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    assert_eq!(
+        open(&svc, a.body["url"].as_str().unwrap()).await.status,
+        200
+    );
+}

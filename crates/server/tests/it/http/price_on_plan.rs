@@ -144,6 +144,7 @@ pub(crate) fn app_with(db: TestDb, limits: Limits, budget: Duration) -> TestApp 
         HttpConfig {
             limits,
             trusted_proxies: Vec::new(),
+            body_timeout: std::time::Duration::from_secs(60),
         },
         |p| p.wait_budget = budget,
     )
