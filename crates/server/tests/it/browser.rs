@@ -6,74 +6,26 @@
 //! Without `/usr/bin/chromium` the test prints `SKIPPED` and passes, unless
 //! `CI` is set: then it fails (`.ci/run` installs Chromium).
 
-use std::io::{BufRead as _, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{cli, scratch};
+use crate::common::scratch;
+use crate::common::serve_process::{ServeDemo, Served};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
-/// A running `serve --demo`, killed on drop.
-struct Server {
-    child: Child,
-    addr: String,
-    key: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Starts `serve --demo` on a free port over a fresh SQLite file in `dir`.
-fn start(dir: &Path) -> Server {
+fn start(dir: &Path) -> Served {
     let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
-    let mut child = cli()
-        .args([
-            "serve",
-            "--demo",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &url,
-        ])
-        .current_dir(dir)
-        .env("PARTNER_API_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let mut lines = std::io::BufReader::new(out).lines();
-    let (mut key, mut seen) = (None, Vec::new());
-    let addr = loop {
-        let line = lines
-            .next()
-            .unwrap_or_else(|| panic!("serve exited before listening: {seen:?}"))
-            .unwrap();
-        if let Some(k) = line.strip_prefix("Demo test key (shown once): ") {
-            key = Some(k.to_owned());
-        }
-        if let Some(rest) = line.strip_prefix("Listening on http://") {
-            break rest.split_whitespace().next().unwrap().to_owned();
-        }
-        seen.push(line);
-    };
-    Server {
-        child,
-        addr,
-        key: key.unwrap_or_else(|| panic!("no demo key in {seen:?}")),
-    }
+    ServeDemo::new(dir, &url).start()
 }
 
 /// One HTTP/1.1 request over a plain socket; returns (status, body).
-fn http(server: &Server, method: &str, path: &str, body: &Value) -> (u16, Value) {
+fn http(server: &Served, method: &str, path: &str, body: &Value) -> (u16, Value) {
     let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
     let body = body.to_string();
     write!(
@@ -81,7 +33,7 @@ fn http(server: &Server, method: &str, path: &str, body: &Value) -> (u16, Value)
         "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         server.addr,
-        server.key,
+        server.demo_key(),
         body.len()
     )
     .unwrap();

@@ -2,10 +2,21 @@
 //! pointer with helpful panics, and check the figures every priced result
 //! must satisfy.
 
+pub mod serve_process;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
 
+use domain::ids::GroupId;
+use domain::job::JobKind;
+use domain::ports::Clock;
+use domain::scope::Scope;
+use domain::services::census::Census;
+use pricing_core::CensusRules;
 use serde_json::Value;
+use server::system::OsEntropy;
+use store_diesel::Stores;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_partner-api");
@@ -110,6 +121,41 @@ pub fn fails(cmd: &mut Command) -> String {
         "{cmd:?}: stderr does not start with `error: `: {line}"
     );
     line.to_owned()
+}
+
+/// Writes a one-member census for group `gid` of `scope`, its time read
+/// from `clock`, and checks that it queued the group's market comparison:
+/// what a census written with no `serve` running leaves in the database.
+pub async fn queue_a_comparison(
+    stores: &Stores,
+    scope: &Scope,
+    gid: &GroupId,
+    clock: Arc<dyn Clock>,
+) {
+    let census = Census::new(
+        Arc::clone(&stores.census),
+        Arc::clone(&stores.groups),
+        clock,
+        Arc::new(OsEntropy::new()),
+    );
+    let member =
+        pricing_core::CensusMember::new("E-1", time::macros::date!(1988 - 04 - 12), "60601");
+    census
+        .replace(
+            scope,
+            gid,
+            vec![Ok(member)],
+            CensusRules { require_dob: true },
+            false,
+        )
+        .await
+        .unwrap();
+    let open = stores
+        .jobs
+        .open_job(scope, gid, JobKind::MarketComparison)
+        .await
+        .unwrap();
+    assert!(open.is_some(), "the comparison is queued");
 }
 
 /// The value at a JSON pointer, panicking with the pointer when absent.

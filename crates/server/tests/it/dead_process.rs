@@ -8,21 +8,19 @@
 //! deregisters.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use domain::job::JobKind;
 use domain::ports::Clock;
 use domain::scope::Scope;
-use domain::services::census::Census;
-use pricing_core::CensusRules;
 use serde_json::Value;
-use server::system::{OsEntropy, SystemClock};
+use server::system::SystemClock;
 use store_diesel::{Database, Stores};
 use testkit::db::{execute, texts};
 
-use crate::common::{BIN, scratch};
+use crate::common::serve_process::{ServeDemo, Served};
+use crate::common::{queue_a_comparison, scratch};
 
 /// The lease planted on the dead process's key and claim: ten minutes, so
 /// a key or job freed within a minute was freed by the owner's death.
@@ -33,68 +31,27 @@ const PLANTED_LEASE_MS: i64 = 600_000;
 /// after its last heartbeat); the rest allows for a loaded machine.
 const WITHIN: Duration = Duration::from_secs(15);
 
-/// A running `serve --demo`, killed on drop.
-struct Serve {
-    child: Child,
-    addr: String,
-    stdout: Vec<String>,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+/// A running `serve --demo` (killed on drop) with this file's requests.
+struct Serve(Served);
 
 impl Serve {
     /// Starts `serve --demo` in `dir` on `url` (limits high enough for
     /// polling; its log in `dir/<name>.log`) and waits until it listens.
     fn start(dir: &Path, url: &str, name: &str) -> Self {
-        use std::io::BufRead as _;
-        let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
-        let mut cmd = Command::new(BIN);
-        for (var, _) in std::env::vars_os() {
-            if var.to_string_lossy().starts_with("PARTNER_API_") {
-                cmd.env_remove(var);
-            }
-        }
-        let mut child = cmd
-            .args(["serve", "--demo", "--listen", "127.0.0.1:0"])
-            .args(["--database-url", url])
-            .current_dir(dir)
-            .env("PARTNER_API_LOG", "info")
-            .env("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "100000")
-            .env("PARTNER_API_RATE_LIMITS__QUOTE_CREATES_PER_HOUR", "100000")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log))
-            .spawn()
-            .unwrap();
-        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut stdout = Vec::new();
-        let addr = loop {
-            let Some(Ok(line)) = lines.next() else {
-                panic!("{name} exited before listening: {stdout:?}");
-            };
-            stdout.push(line.clone());
-            if let Some(rest) = line.strip_prefix("Listening on http://") {
-                break rest.split_whitespace().next().unwrap().to_owned();
-            }
-        };
-        Self {
-            child,
-            addr,
-            stdout,
-        }
+        Self(
+            ServeDemo::new(dir, url)
+                .without_inherited_config()
+                .env("PARTNER_API_LOG", "info")
+                .env("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "100000")
+                .env("PARTNER_API_RATE_LIMITS__QUOTE_CREATES_PER_HOUR", "100000")
+                .log(name)
+                .start(),
+        )
     }
 
     /// The demo key, printed by the first start on a database.
     fn demo_key(&self) -> String {
-        self.stdout
-            .iter()
-            .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
-            .unwrap_or_else(|| panic!("no demo key in {:?}", self.stdout))
-            .to_owned()
+        self.0.demo_key()
     }
 
     /// One request over a fresh connection; (status, JSON body or null).
@@ -107,13 +64,13 @@ impl Serve {
         body: &str,
     ) -> (u16, Value) {
         use std::io::{Read as _, Write as _};
-        let mut s = std::net::TcpStream::connect(&self.addr).unwrap();
+        let mut s = std::net::TcpStream::connect(&self.0.addr).unwrap();
         let idem = idem.map_or(String::new(), |k| format!("Idempotency-Key: {k}\r\n"));
         write!(
             s,
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n{idem}\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.addr,
+            self.0.addr,
             body.len()
         )
         .unwrap();
@@ -126,8 +83,8 @@ impl Serve {
 
     /// SIGKILLs the process (a crash) and reaps it.
     fn crash(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
+        self.0.child.kill().unwrap();
+        self.0.child.wait().unwrap();
     }
 }
 
@@ -182,30 +139,7 @@ fn plant_claimed_comparison(
     let gid = domain::ids::GroupId::parse(group).unwrap();
     rt.block_on(async {
         let stores = Stores::open(db, 2).unwrap();
-        let census = Census::new(
-            Arc::clone(&stores.census),
-            Arc::clone(&stores.groups),
-            Arc::new(Ahead),
-            Arc::new(OsEntropy::new()),
-        );
-        let member =
-            pricing_core::CensusMember::new("E-1", time::macros::date!(1988 - 04 - 12), "60601");
-        census
-            .replace(
-                &scope,
-                &gid,
-                vec![Ok(member)],
-                CensusRules { require_dob: true },
-                false,
-            )
-            .await
-            .unwrap();
-        let open = stores
-            .jobs
-            .open_job(&scope, &gid, JobKind::MarketComparison)
-            .await
-            .unwrap();
-        assert!(open.is_some(), "the comparison is queued");
+        queue_a_comparison(&stores, &scope, &gid, Arc::new(Ahead)).await;
     });
     let now = now_ms();
     let until = now + PLANTED_LEASE_MS;
@@ -360,10 +294,10 @@ fn after_a_crash_on_postgres_the_other_process_takes_over_within_seconds() {
     );
 
     // A clean stop (SIGTERM) deregisters the survivor.
-    let pid = b.child.id().to_string();
+    let pid = b.0.child.id().to_string();
     let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(status.success());
-    let exit = b.child.wait().unwrap();
+    let exit = b.0.child.wait().unwrap();
     assert!(exit.success(), "{exit}");
     assert!(
         !processes(&rt, &db).contains(&survivor),

@@ -2,7 +2,8 @@
 //! answers HTTP on the address it prints; `migrate` creates or upgrades the
 //! database.
 
-use crate::common::{cli, scratch, stdout_ok};
+use crate::common::serve_process::{ServeDemo, Served};
+use crate::common::{cli, queue_a_comparison, scratch, stdout_ok};
 
 fn sqlite_url(test: &str) -> String {
     format!(
@@ -11,57 +12,10 @@ fn sqlite_url(test: &str) -> String {
     )
 }
 
-/// A running `serve`, killed on drop.
-struct Server {
-    child: std::process::Child,
-    addr: String,
-    stdout: Vec<String>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Starts `serve --demo` on a free port over `url`, reading stdout until
 /// the server says where it listens.
-fn start(dir: &std::path::Path, url: &str) -> Server {
-    use std::io::BufRead as _;
-    let mut child = cli()
-        .args([
-            "serve",
-            "--demo",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            url,
-        ])
-        .current_dir(dir)
-        .env("PARTNER_API_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let mut lines = std::io::BufReader::new(out).lines();
-    let mut stdout = Vec::new();
-    let addr = loop {
-        let line = lines
-            .next()
-            .unwrap_or_else(|| panic!("serve exited before listening: {stdout:?}"))
-            .unwrap();
-        stdout.push(line.clone());
-        if let Some(rest) = line.strip_prefix("Listening on http://") {
-            break rest.split_whitespace().next().unwrap().to_owned();
-        }
-    };
-    Server {
-        child,
-        addr,
-        stdout,
-    }
+fn start(dir: &std::path::Path, url: &str) -> Served {
+    ServeDemo::new(dir, url).start()
 }
 
 /// One HTTP/1.1 request over a plain socket; returns (status, body).
@@ -94,22 +48,12 @@ fn http_get(addr: &str, path: &str, key: &str) -> (u16, serde_json::Value) {
     http(addr, "GET", path, key, None)
 }
 
-/// The demo key `serve --demo` printed.
-fn demo_key(server: &Server) -> String {
-    server
-        .stdout
-        .iter()
-        .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
-        .unwrap_or_else(|| panic!("no demo key in {:?}", server.stdout))
-        .to_owned()
-}
-
 #[test]
 fn serve_demo_prints_a_test_key_once_and_ping_answers() {
     let dir = scratch("serve_demo");
     let url = sqlite_url("serve_demo_db");
     let server = start(&dir, &url);
-    let key = demo_key(&server);
+    let key = server.demo_key();
     assert!(key.starts_with("psk_test_") && key.len() == 41, "{key}");
     let (status, body) = http_get(&server.addr, "/v1/ping", &key);
     assert_eq!(status, 200, "{body}");
@@ -230,7 +174,7 @@ fn the_readme_journey_runs_against_serve_demo() {
     let dir = scratch("readme_journey");
     let url = sqlite_url("readme_journey_db");
     let server = start(&dir, &url);
-    let key = demo_key(&server);
+    let key = server.demo_key();
     let mut child = std::process::Command::new("bash")
         .args(["-euo", "pipefail", "-c", &readme_journey()])
         .env("KEY", &key)
@@ -274,17 +218,14 @@ fn the_readme_journey_runs_against_serve_demo() {
 /// database, not in the process.
 #[test]
 fn a_comparison_left_queued_is_run_after_a_restart() {
-    use domain::job::JobKind;
     use domain::scope::Scope;
-    use domain::services::census::Census;
-    use pricing_core::CensusRules;
-    use server::system::{OsEntropy, SystemClock};
+    use server::system::SystemClock;
     use std::sync::Arc;
 
     let dir = scratch("resume_job");
     let url = sqlite_url("resume_job_db");
     let server = start(&dir, &url);
-    let key = demo_key(&server);
+    let key = server.demo_key();
     let (status, group) = http(
         &server.addr,
         "POST",
@@ -304,30 +245,7 @@ fn a_comparison_left_queued_is_run_after_a_restart() {
     runtime.block_on(async {
         let db = store_diesel::Database::parse(&url).unwrap();
         let stores = store_diesel::Stores::open(&db, 2).unwrap();
-        let census = Census::new(
-            Arc::clone(&stores.census),
-            Arc::clone(&stores.groups),
-            Arc::new(SystemClock),
-            Arc::new(OsEntropy::new()),
-        );
-        let member =
-            pricing_core::CensusMember::new("E-1", time::macros::date!(1988 - 04 - 12), "60601");
-        census
-            .replace(
-                &scope,
-                &gid,
-                vec![Ok(member)],
-                CensusRules { require_dob: true },
-                false,
-            )
-            .await
-            .unwrap();
-        let open = stores
-            .jobs
-            .open_job(&scope, &gid, JobKind::MarketComparison)
-            .await
-            .unwrap();
-        assert!(open.is_some(), "the comparison is queued");
+        queue_a_comparison(&stores, &scope, &gid, Arc::new(SystemClock)).await;
     });
 
     let server = start(&dir, &url);

@@ -13,12 +13,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{Read as _, Write as _};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
+use crate::common::serve_process::{ServeDemo, Served};
 use crate::common::{BIN, scratch};
 
 /// One sealing key for every process of a test, so a secret sealed by one
@@ -260,110 +261,57 @@ fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
 // The server under test and its API
 // ---------------------------------------------------------------------
 
-/// A running `serve --demo`, killed (SIGKILL: a crash) on drop.
-struct Serve {
-    child: Child,
-    addr: String,
-    stdout: Vec<String>,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+/// A running `serve --demo` (killed on drop, SIGKILL: a crash) with this
+/// file's API calls.
+struct Serve(Served);
 
 /// Starts `serve --demo` in `dir` on `url` with insecure endpoints allowed,
 /// `retry_time_scale` = `scale`, the shared sealing key and limits high
 /// enough for polling; its log goes to `dir/<name>.log`.
 fn serve(dir: &Path, url: &str, scale: &str, name: &str) -> Serve {
-    use std::io::BufRead as _;
-    let log_path = dir.join(format!("{name}.log"));
-    let log = std::fs::File::create(&log_path).unwrap();
-    let mut cmd = Command::new(BIN);
-    for (var, _) in std::env::vars_os() {
-        if var.to_string_lossy().starts_with("PARTNER_API_") {
-            cmd.env_remove(var);
-        }
-    }
-    let mut child = cmd
-        .args([
-            "serve",
-            "--demo",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            url,
-        ])
-        .current_dir(dir)
-        .env("PARTNER_API_LOG", "warn")
-        .env("PARTNER_API_WEBHOOKS__ALLOW_INSECURE_ENDPOINTS", "true")
-        .env("PARTNER_API_WEBHOOKS__RETRY_TIME_SCALE", scale)
-        .env("PARTNER_API_SECRETS__SEALING_KEY", SEALING_KEY)
-        .env("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "100000")
-        .env(
-            "PARTNER_API_RATE_LIMITS__CENSUS_WRITES_PER_MINUTE",
-            "100000",
-        )
-        .env("PARTNER_API_RATE_LIMITS__QUOTE_CREATES_PER_HOUR", "100000")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let mut lines = std::io::BufReader::new(out).lines();
-    let mut stdout = Vec::new();
-    let addr = loop {
-        let Some(Ok(line)) = lines.next() else {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "serve exited before listening: {stdout:?}\n{}",
-                std::fs::read_to_string(&log_path).unwrap_or_default()
-            );
-        };
-        stdout.push(line.clone());
-        if let Some(rest) = line.strip_prefix("Listening on http://") {
-            break rest.split_whitespace().next().unwrap().to_owned();
-        }
-    };
-    Serve {
-        child,
-        addr,
-        stdout,
-    }
+    Serve(
+        ServeDemo::new(dir, url)
+            .without_inherited_config()
+            .env("PARTNER_API_WEBHOOKS__ALLOW_INSECURE_ENDPOINTS", "true")
+            .env("PARTNER_API_WEBHOOKS__RETRY_TIME_SCALE", scale)
+            .env("PARTNER_API_SECRETS__SEALING_KEY", SEALING_KEY)
+            .env("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "100000")
+            .env(
+                "PARTNER_API_RATE_LIMITS__CENSUS_WRITES_PER_MINUTE",
+                "100000",
+            )
+            .env("PARTNER_API_RATE_LIMITS__QUOTE_CREATES_PER_HOUR", "100000")
+            .log(name)
+            .start(),
+    )
 }
 
 impl Serve {
     /// The demo key this start printed.
     fn demo_key(&self) -> String {
-        self.stdout
-            .iter()
-            .find_map(|l| l.strip_prefix("Demo test key (shown once): "))
-            .unwrap_or_else(|| panic!("no demo key in {:?}", self.stdout))
-            .to_owned()
+        self.0.demo_key()
     }
 
     /// The demo partner's `prt_` id this start printed.
     fn demo_partner(&self) -> String {
-        self.stdout
+        self.0
+            .stdout
             .iter()
             .find_map(|l| l.strip_prefix("Demo partner: "))
             .and_then(|rest| rest.split_whitespace().next())
-            .unwrap_or_else(|| panic!("no demo partner in {:?}", self.stdout))
+            .unwrap_or_else(|| panic!("no demo partner in {:?}", self.0.stdout))
             .to_owned()
     }
 
     /// One request over a fresh connection; (status, JSON body or null).
     fn call(&self, method: &str, path: &str, key: &str, body: Option<&Value>) -> (u16, Value) {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
+        let mut s = TcpStream::connect(&self.0.addr).unwrap();
         let body = body.map(Value::to_string).unwrap_or_default();
         write!(
             s,
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.addr,
+            self.0.addr,
             body.len()
         )
         .unwrap();
@@ -916,9 +864,9 @@ fn two_processes_on_one_postgres_deliver_each_attempt_once() {
     let key = a.demo_key();
     let b = serve(&dir, &db.url, "0.05", "serve-b");
     assert!(
-        b.stdout.iter().all(|l| !l.contains("psk_test_")),
+        b.0.stdout.iter().all(|l| !l.contains("psk_test_")),
         "{:?}",
-        b.stdout
+        b.0.stdout
     );
     a.register(&key, &receiver.url());
 

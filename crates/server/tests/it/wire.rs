@@ -2,61 +2,20 @@
 //! stalls is answered 408 in the envelope once the body deadline passes
 //! (`body_timeout_secs`, here 1 s), and the connection is then closed.
 
-use std::io::{BufRead as _, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::common::{cli, scratch};
+use crate::common::scratch;
+use crate::common::serve_process::{ServeDemo, Served};
 
-/// A running `serve --demo`, killed on drop.
-struct Server {
-    child: std::process::Child,
-    addr: String,
-    key: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(test: &str) -> Server {
+/// Starts `serve --demo` over a fresh SQLite file with a 1 s body deadline.
+fn start(test: &str) -> Served {
     let dir = scratch(test);
     let url = format!("sqlite://{}", dir.join("db.sqlite").display());
-    let mut child = cli()
-        .args([
-            "serve",
-            "--demo",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &url,
-        ])
-        .current_dir(&dir)
-        .env("PARTNER_API_LOG", "warn")
+    ServeDemo::new(&dir, &url)
         .env("PARTNER_API_BODY_TIMEOUT_SECS", "1")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let mut lines = std::io::BufReader::new(out).lines();
-    let mut key = String::new();
-    let addr = loop {
-        let line = lines
-            .next()
-            .unwrap_or_else(|| panic!("serve exited before listening"))
-            .unwrap();
-        if let Some(k) = line.strip_prefix("Demo test key (shown once): ") {
-            k.clone_into(&mut key);
-        }
-        if let Some(rest) = line.strip_prefix("Listening on http://") {
-            break rest.split_whitespace().next().unwrap().to_owned();
-        }
-    };
-    Server { child, addr, key }
+        .start()
 }
 
 /// Reads the whole answer (the server closes the connection).
@@ -72,13 +31,14 @@ fn answer(s: &mut TcpStream) -> (u16, serde_json::Value) {
 #[test]
 fn a_stalled_body_is_408_in_the_envelope_after_the_deadline() {
     let server = start("wire_stalled_body");
+    let key = server.demo_key();
     let mut s = TcpStream::connect(&server.addr).unwrap();
     let started = Instant::now();
     write!(
         s,
         "POST /v1/groups HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"company_name\":",
-        server.addr, server.key
+        server.addr, key
     )
     .unwrap();
     let (status, body) = answer(&mut s);
@@ -98,7 +58,7 @@ fn a_stalled_body_is_408_in_the_envelope_after_the_deadline() {
         "POST /v1/groups HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{first}",
         server.addr,
-        server.key,
+        key,
         body.len()
     )
     .unwrap();
@@ -109,7 +69,7 @@ fn a_stalled_body_is_408_in_the_envelope_after_the_deadline() {
 }
 
 /// Sends `head` as-is and reads the answer.
-fn raw(server: &Server, head: &[u8]) -> (u16, String, serde_json::Value) {
+fn raw(server: &Served, head: &[u8]) -> (u16, String, serde_json::Value) {
     let mut s = TcpStream::connect(&server.addr).unwrap();
     s.write_all(head).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -133,6 +93,7 @@ fn raw(server: &Server, head: &[u8]) -> (u16, String, serde_json::Value) {
 #[test]
 fn protocol_level_errors_carry_the_envelope() {
     let server = start("wire_protocol_errors");
+    let key = server.demo_key();
     let many: String = (0..100).map(|i| format!("X-H{i}: a\r\n")).collect();
     let huge = "a".repeat(140_000);
     let cases: [(&str, Vec<u8>, u16); 4] = [
@@ -183,7 +144,7 @@ fn protocol_level_errors_carry_the_envelope() {
     let ping = format!(
         "GET /v1/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n\
          GET /v1/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
-        server.key, server.key
+        key, key
     );
     let mut s = TcpStream::connect(&server.addr).unwrap();
     s.write_all(ping.as_bytes()).unwrap();
