@@ -6,10 +6,13 @@
 //!   card from the public reference data;
 //! - `cargo xtask tidy` checks doc headers, trailing whitespace and the
 //!   dependency direction between the crates;
-//! - `cargo xtask ci` runs formatting, lints, tests, tidy and `cargo deny`.
+//! - `cargo xtask ci` runs formatting, lints, tests, tidy and `cargo deny`;
+//! - `cargo xtask reliability [--ci] [--db sqlite|postgres|both]` runs the
+//!   reliability suite against the `partner-api` binary.
 
 mod ci;
 mod rate_card;
+mod reliability;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +51,8 @@ enum Command {
     Tidy,
     /// Run every CI step in order, stopping at the first failure.
     Ci,
+    /// Prove the server holds up under hostile input and crashes.
+    Reliability(reliability::Args),
 }
 
 fn main() -> ExitCode {
@@ -84,6 +89,7 @@ fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Ci => ci::run(&root),
+        Command::Reliability(args) => reliability::run(&root, &args),
     }
 }
 
