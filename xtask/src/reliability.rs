@@ -200,14 +200,13 @@ pub(crate) fn run(root: &std::path::Path, args: &Args) -> anyhow::Result<()> {
             };
             let name = part_name(*part);
             match outcome {
-                Ok(Some(figure)) => {
+                Ok(Some(mut figure)) => {
                     let line = format!(
-                        "{name} {backend}: tried {}, held {}, failed {} ({:.0} s)",
-                        figure.tried,
-                        figure.held,
-                        figure.failed,
-                        part_started.elapsed().as_secs_f64()
+                        "{name} {backend}: tried {}, held {}, failed {}",
+                        figure.tried, figure.held, figure.failed
                     );
+                    let took = format!("took {:.0} s", part_started.elapsed().as_secs_f64());
+                    figure.notes.insert(0, took);
                     println!("{line}");
                     report.push_str(&line);
                     report.push('\n');

@@ -131,7 +131,7 @@ fn schemathesis(
         .stdin(Stdio::null());
     let out = cmd.output().context("cannot run schemathesis")?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let log = ctx.dir.join(format!("schemathesis-{seed}.txt"));
+    let log = ctx.dir.join(format!("schemathesis-{}.txt", har_stem(har)));
     std::fs::write(&log, text.as_bytes())
         .with_context(|| format!("cannot write {}", log.display()))?;
     // The last lines hold the totals.
@@ -151,6 +151,13 @@ fn schemathesis(
         passed: out.status.success(),
         summary: format!("{summary} (see {})", log.display()),
     })
+}
+
+/// `fuzz-<db>-<seed>` of a HAR path.
+fn har_stem(har: &Path) -> String {
+    har.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Reads the HAR: counts requests, checks every answer; returns the count.

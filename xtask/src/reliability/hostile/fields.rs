@@ -271,8 +271,9 @@ fn csv_rows(ctx: &Ctx, client: &Client, fx: &Fixtures) -> Vec<Row> {
             .into_iter()
             .map(ToOwned::to_owned)
             .collect::<Vec<_>>();
+        // Quoted (RFC 4180), so a line break stays inside its cell.
         if let Some(cell) = cells.get_mut(column) {
-            *cell = format!("A{c}n");
+            *cell = format!("\"A{c}n\"");
         }
         let csv = format!(
             "external_id,first_name,last_name,dob,zip,relationship\nHC-1,Bo,Ray,1979-02-02,60601,\n{}\n",
