@@ -165,6 +165,22 @@ pub trait GroupStore: Send + Sync {
     /// [`Conflict::IdTaken`] when the id exists.
     async fn insert_group(&self, group: &Group) -> StoreResult<()>;
 
+    /// Stores a new group created under an `Idempotency-Key`, recording
+    /// the key in the same transaction; when the key already created a
+    /// group at or after `since` (Unix seconds: the replay window), stores
+    /// nothing and returns that group instead. A retry whose first
+    /// execution committed but died before its answer was stored thus
+    /// answers with the group it made rather than making a second one.
+    ///
+    /// # Errors
+    /// As [`GroupStore::insert_group`].
+    async fn insert_group_once(
+        &self,
+        group: &Group,
+        key: &str,
+        since: i64,
+    ) -> StoreResult<Option<Group>>;
+
     /// Reads a group of the scope.
     ///
     /// # Errors

@@ -27,6 +27,7 @@ use crate::auth::Caller;
 use crate::body::MAX_BODY_BYTES;
 use crate::casing;
 use crate::error::ApiError;
+use crate::openapi::RouteTable;
 use crate::state::AppState;
 
 /// The header.
@@ -96,6 +97,19 @@ pub async fn idempotency(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     if !matches!(*req.method(), Method::POST | Method::PUT) {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    // A method the path does not serve is 405 (404 for no path), whatever
+    // its headers: only a real operation is held to its key.
+    let served = req
+        .app_data::<web::Data<RouteTable>>()
+        .and_then(|t| t.allowed(req.path()))
+        .is_some_and(|methods| {
+            methods
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case(req.method().as_str()))
+        });
+    if !served {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
     let Some(raw) = req.headers().get(HEADER).cloned() else {

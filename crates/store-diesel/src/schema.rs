@@ -187,6 +187,16 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    creation_keys (partner_id, mode, idem_key) {
+        partner_id -> Text,
+        mode -> Text,
+        idem_key -> Text,
+        resource_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     partners,
     api_keys,
@@ -201,4 +211,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     rate_limits,
     webhook_endpoints,
     processes,
+    creation_keys,
 );

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::group::{Group, GroupFields};
+use crate::idempotency::REPLAY_WINDOW_SECS;
 use crate::ids::GroupId;
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Entropy, Minter, now_secs};
@@ -39,11 +40,29 @@ impl Groups {
     /// [`ServiceError::Invalid`] for bad fields; [`ServiceError::Conflict`]
     /// when an enrolled or active group of the mode holds the domain.
     pub async fn create(&self, scope: &Scope, fields: GroupFields) -> Result<Group, ServiceError> {
+        self.create_once(scope, fields, None).await
+    }
+
+    /// Creates a group in the caller's scope under an `Idempotency-Key`
+    /// (when one was sent): the key is recorded with the group, so an
+    /// execution of the key that finds a group it already created (its
+    /// first execution committed, then its process died before the answer
+    /// was stored) returns that group instead of making another.
+    ///
+    /// # Errors
+    /// As [`Groups::create`].
+    pub async fn create_once(
+        &self,
+        scope: &Scope,
+        fields: GroupFields,
+        key: Option<&str>,
+    ) -> Result<Group, ServiceError> {
         // Validate before any port is touched; the group is then built once
         // and only its id changes between attempts.
         fields.validate(true)?;
         let now_ms = self.clock.now_ms();
         let now = now_ms.div_euclid(1000);
+        let since = now.saturating_sub(REPLAY_WINDOW_SECS);
         let minter = Minter::new(self.entropy.as_ref());
         let template = Group::create(
             minter.group_id_at(now_ms),
@@ -59,8 +78,16 @@ impl Groups {
                 group.id = minter.group_id_at(now_ms);
             }
             let store = Arc::clone(&self.store);
+            let key = key.map(str::to_owned);
             async move {
-                store.insert_group(&group).await?;
+                match key {
+                    None => store.insert_group(&group).await?,
+                    Some(key) => {
+                        if let Some(made) = store.insert_group_once(&group, &key, since).await? {
+                            return Ok(made);
+                        }
+                    }
+                }
                 Ok(group)
             }
         })

@@ -53,9 +53,15 @@ pub async fn create_group(
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
     let input: GroupInput = body::parse(&req, &bytes, READ_ONLY)?;
+    // The key (already checked by the idempotency layer) travels with the
+    // write, so a re-execution after a crash finds the group it made.
+    let key = req
+        .headers()
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok());
     let group = state
         .groups
-        .create(&caller.principal.scope(), input.into())
+        .create_once(&caller.principal.scope(), input.into(), key)
         .await?;
     Reply::created(
         &GroupOut::from(&group),

@@ -20,7 +20,7 @@ use crate::page;
 use crate::reply::Reply;
 use crate::routes::{CommonErrors, group_id, group_not_found, not_found_as};
 use crate::state::AppState;
-use crate::wire::census::{DEPENDENT_FIELDS, MEMBER_FIELDS, MemberInput};
+use crate::wire::census::{DEPENDENT_FIELDS, MEMBER_FIELDS, MemberInput, MemberPatch};
 use crate::wire::members::{MemberOut, RosterOut, RosterPage};
 
 /// The one not-found of a member (or its group).
@@ -155,8 +155,7 @@ pub async fn add_member(
         ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
         ("memberId" = String, Path, description = "`mem_` id", example = "mem_3f9a1c2b7d40")
     ),
-    request_body(content = MemberInput, description = "The fields to change, and `termination_date`",
-                 example = json!({"status": "terminated", "termination_date": "2026-12-15"})),
+    request_body(content = MemberPatch, description = "The fields to change, and `termination_date`"),
     responses(
         (status = 200, description = "The member", body = MemberOut),
         (status = 400, description = "A field is invalid, or a termination without its date", body = ErrorBody,

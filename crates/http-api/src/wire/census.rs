@@ -81,6 +81,46 @@ pub struct MemberInput {
     pub dependents: Option<Vec<DependentWire>>,
 }
 
+/// The body of `PATCH /groups/{groupId}/members/{memberId}`: the fields to
+/// change (a field sent as `null` or left out keeps its value), and
+/// `termination_date` with a termination.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"status": "terminated", "termination_date": "2026-12-15"}))]
+pub struct MemberPatch {
+    /// Payroll employee id.
+    pub external_id: Option<String>,
+    /// First name.
+    pub first_name: Option<String>,
+    /// Last name.
+    pub last_name: Option<String>,
+    /// Email.
+    pub email: Option<String>,
+    /// Date of birth.
+    #[schema(format = Date)]
+    pub dob: Option<String>,
+    /// Age, instead of `dob` (not for brokers).
+    pub age: Option<u32>,
+    /// Home ZIP, 5 digits.
+    #[schema(pattern = "^[0-9]{5}$", example = "60601")]
+    pub zip: Option<String>,
+    /// `male`, `female` or `other`.
+    pub sex_at_birth: Option<String>,
+    /// `full_time`, `part_time` or `contractor`.
+    pub employment_type: Option<String>,
+    /// Hire date.
+    #[schema(format = Date)]
+    pub hire_date: Option<String>,
+    /// `active` or `terminated`.
+    pub status: Option<String>,
+    /// The last day of coverage; required when `status` becomes
+    /// `terminated`.
+    #[schema(format = Date)]
+    pub termination_date: Option<String>,
+    /// At most 6; replaces the stored dependents.
+    #[schema(max_items = 6)]
+    pub dependents: Option<Vec<DependentWire>>,
+}
+
 /// The body of `PUT /groups/{groupId}/census`.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"members": [

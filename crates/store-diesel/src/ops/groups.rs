@@ -17,7 +17,7 @@ use super::outbox::append_events;
 use super::{Conn, Store};
 use crate::error::{TxError, db};
 use crate::rows::GroupRow;
-use crate::schema::groups;
+use crate::schema::{creation_keys, groups};
 
 /// Reads a group of the scope inside a transaction.
 pub(crate) async fn load_group(conn: &mut Conn, scope: &Scope, id: &str) -> Result<Group, TxError> {
@@ -116,6 +116,56 @@ impl GroupStore for Store {
         })
         .await?;
         Ok(())
+    }
+
+    async fn insert_group_once(
+        &self,
+        group: &Group,
+        key: &str,
+        since: i64,
+    ) -> StoreResult<Option<Group>> {
+        let row = GroupRow::new(group)?;
+        let scope = Scope::new(group.partner_id.clone(), group.mode);
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let found = write_tx!(self, conn, async |c: &mut Conn| {
+            let mine = creation_keys::table
+                .filter(creation_keys::partner_id.eq(&row.partner_id))
+                .filter(creation_keys::mode.eq(&row.mode))
+                .filter(creation_keys::idem_key.eq(key));
+            // A row from before the replay window belongs to an earlier use
+            // of the key: it no longer binds.
+            diesel::delete(mine.filter(creation_keys::created_at.lt(since)))
+                .execute(c)
+                .await?;
+            // On PostgreSQL a concurrent holder of the key makes this wait
+            // for its commit; then nothing is inserted.
+            let claimed = diesel::insert_into(creation_keys::table)
+                .values((
+                    creation_keys::partner_id.eq(&row.partner_id),
+                    creation_keys::mode.eq(&row.mode),
+                    creation_keys::idem_key.eq(key),
+                    creation_keys::resource_id.eq(&row.id),
+                    creation_keys::created_at.eq(row.created_at),
+                ))
+                .on_conflict_do_nothing()
+                .execute(c)
+                .await?;
+            if claimed == 0 {
+                let id: String = mine.select(creation_keys::resource_id).first(c).await?;
+                return Ok::<_, TxError>(Some(load_group(c, &scope, &id).await?));
+            }
+            if domain_held(c, &row.mode, &row.domain, &row.id).await? {
+                return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
+            }
+            diesel::insert_into(groups::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            Ok(None)
+        })
+        .await?;
+        Ok(found)
     }
 
     async fn group(&self, scope: &Scope, id: &GroupId) -> StoreResult<Group> {

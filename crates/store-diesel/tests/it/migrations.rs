@@ -46,6 +46,7 @@ async fn up_down_up(t: TestDb) {
         "__diesel_schema_migrations",
         "api_keys",
         "claims_aggregates",
+        "creation_keys",
         "enrollments",
         "events",
         "groups",

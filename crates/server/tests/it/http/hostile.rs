@@ -246,3 +246,26 @@ async fn a_repeated_json_key_is_400_naming_it(db: TestDb) {
     let census = send(&svc, get(&path, &key)).await;
     assert_eq!(census.body["members"], Value::Array(Vec::new()));
 }
+
+crate::http_on_both!(a_method_the_path_does_not_serve_is_405_whatever_its_key);
+async fn a_method_the_path_does_not_serve_is_405_whatever_its_key(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    for bad in ["", &"k".repeat(300)] {
+        let a = send(
+            &svc,
+            raw("PUT", "/v1/groups", &key, "{}").insert_header(("idempotency-key", bad.to_owned())),
+        )
+        .await;
+        assert_error(&a, 405, "invalid_request");
+    }
+    // On a served method the key is still checked.
+    let a = send(
+        &svc,
+        raw("POST", "/v1/groups", &key, "{}").insert_header(("idempotency-key", "")),
+    )
+    .await;
+    assert_error(&a, 400, "invalid_request");
+    assert_eq!(a.fields(), ["Idempotency-Key"]);
+}

@@ -260,3 +260,33 @@ async fn a_retry_later_answer_is_not_replayed(db: TestDb) {
     assert_eq!(replay.header("idempotent-replay"), Some("true"));
     assert_eq!(replay.body, retry.body);
 }
+
+crate::http_on_both!(a_key_whose_answer_was_lost_answers_with_the_group_it_made);
+async fn a_key_whose_answer_was_lost_answers_with_the_group_it_made(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let body = group_body("lost-answer.com");
+    let first = send(&svc, keyed(post("/v1/groups", &key, &body), "order-7")).await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    // The process that made the group died before the key stored its
+    // answer: once the dead owner is found, the key's record is released.
+    testkit::db::execute(&app.db.db, "DELETE FROM idempotency").await;
+    let again = send(&svc, keyed(post("/v1/groups", &key, &body), "order-7")).await;
+    assert_eq!(again.status, 201, "{}", again.body);
+    assert_eq!(again.body["id"], first.body["id"]);
+    assert_eq!(again.header("location"), first.header("location"));
+    assert_eq!(group_count(&svc, &key).await, 1);
+    // Another key makes another group.
+    let other = send(&svc, keyed(post("/v1/groups", &key, &body), "order-8")).await;
+    assert_eq!(other.status, 201, "{}", other.body);
+    assert_ne!(other.body["id"], first.body["id"]);
+    assert_eq!(group_count(&svc, &key).await, 2);
+    // Past the 24 h replay window the key is free for a new group.
+    app.clock.advance(24 * 60 * 60 + 1);
+    testkit::db::execute(&app.db.db, "DELETE FROM idempotency").await;
+    let later = send(&svc, keyed(post("/v1/groups", &key, &body), "order-7")).await;
+    assert_eq!(later.status, 201, "{}", later.body);
+    assert_ne!(later.body["id"], first.body["id"]);
+    assert_eq!(group_count(&svc, &key).await, 3);
+}
