@@ -6,8 +6,12 @@
 //! 3. `cargo nextest run --workspace --no-fail-fast` (or `cargo test
 //!    --workspace --no-fail-fast` when nextest is not installed)
 //! 4. `cargo test --workspace --doc`
-//! 5. tidy
-//! 6. `cargo deny check bans licenses sources` (skipped with a notice when
+//! 5. the reliability suite's CI subset against the debug binary:
+//!    `cargo xtask reliability --ci --db both --bin
+//!    target/debug/partner-api` (PostgreSQL from
+//!    `PARTNER_API_TEST_POSTGRES_URL`, else `127.0.0.1:5432/test`)
+//! 6. tidy
+//! 7. `cargo deny check bans licenses sources` (skipped with a notice when
 //!    cargo-deny is not installed)
 
 use std::path::Path;
@@ -15,7 +19,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context as _, bail};
 
-use crate::tidy;
+use crate::{reliability, tidy};
 
 /// Runs the pipeline from the workspace root.
 pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
@@ -38,6 +42,18 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         cargo(root, &["test", "--workspace", "--no-fail-fast"])?;
     }
     cargo(root, &["test", "--workspace", "--doc"])?;
+
+    cargo(root, &["build", "-p", "server", "--bin", "partner-api"])?;
+    let postgres = std::env::var("PARTNER_API_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+    println!("$ cargo xtask reliability --ci --db both --bin target/debug/partner-api");
+    reliability::run(
+        root,
+        &reliability::Args::ci_subset(
+            ["target", "debug", "partner-api"].iter().collect(),
+            postgres,
+        ),
+    )?;
 
     println!("$ cargo xtask tidy");
     tidy::check(root)?;

@@ -71,6 +71,21 @@ pub(crate) struct Args {
     part: Vec<Part>,
 }
 
+impl Args {
+    /// The CI subset on both databases against the debug binary.
+    pub(crate) fn ci_subset(bin: PathBuf, postgres_url: String) -> Self {
+        Self {
+            db: DbChoice::Both,
+            ci: true,
+            fuzz_requests: None,
+            kills: None,
+            bin: Some(bin),
+            postgres_url,
+            part: Vec::new(),
+        }
+    }
+}
+
 /// `--db`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum DbChoice {
