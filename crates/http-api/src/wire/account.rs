@@ -8,8 +8,11 @@ use domain::services::accounts::Account;
 
 use crate::wire::timestamp;
 
-/// Monthly funding of the enrolled plan and its illustrative split.
+/// Monthly funding of the enrolled plan and its illustrative split, in
+/// cents (named apart from the quote's percentage split, `FundingOut`, so
+/// the document keeps both).
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(as = AccountFundingOut)]
 pub struct FundingOut {
     /// Monthly premium.
     pub monthly_cents: i64,
