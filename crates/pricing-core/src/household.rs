@@ -336,9 +336,13 @@ impl RatedCensus {
                 markets.get(stand_in).map_or("", |m| m.area.as_str())
             ));
         }
-        let (zip, rows) = (ctx.fallback_zip, members);
-        let priced_as = stand_in::stand_in_assumptions(card, &markets, &households, rows, zip);
-        assumptions.extend(priced_as);
+        assumptions.extend(stand_in::stand_in_assumptions(
+            card,
+            &markets,
+            &households,
+            members,
+            ctx.fallback_zip,
+        ));
 
         Ok(Self {
             card_version: card.version().to_owned(),

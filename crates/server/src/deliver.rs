@@ -8,13 +8,13 @@
 //!
 //! Unless insecure endpoints are allowed, deliveries reach public addresses
 //! only (`address` says which addresses are internal). A host is checked
-//! when it is registered (so the partner gets a field error) and before
-//! every attempt; and the client resolves names through the same check
-//! (`resolve`), so it connects only to the addresses that were checked:
-//! a name re-pointed at an internal address between the check and the
-//! connection (DNS rebinding) is refused too. One internal address among a
-//! name's addresses refuses the host. An address literal in the URL is
-//! judged by the check before the attempt (it cannot be re-pointed).
+//! when it is registered (so the partner gets a field error); at each
+//! attempt the client resolves names through the same check (`resolve`),
+//! so it connects only to the addresses that were checked: a name
+//! re-pointed at an internal address after registration (DNS rebinding)
+//! is refused, with one lookup per attempt. One internal address among a
+//! name's addresses refuses the host. An address literal in the URL, which
+//! the client connects to without resolving, is judged before the attempt.
 
 mod address;
 
@@ -187,6 +187,18 @@ async fn resolve(host: &str, port: u16, allow_insecure: bool) -> Result<Vec<Sock
     Ok(addrs)
 }
 
+/// Whether `url` names an internal address literally. The client resolves
+/// names through [`CheckedResolver`] but connects to a literal directly,
+/// so a literal is the one thing to judge before an attempt.
+fn is_internal_literal(url: &str) -> bool {
+    let host = url::Url::parse(url).ok().and_then(|u| match u.host() {
+        Some(url::Host::Ipv4(a)) => Some(IpAddr::V4(a)),
+        Some(url::Host::Ipv6(a)) => Some(IpAddr::V6(a)),
+        Some(url::Host::Domain(_)) | None => None,
+    });
+    host.is_some_and(is_internal)
+}
+
 /// Resolves `url`'s host and refuses internal addresses.
 async fn check_public(url: &str) -> Result<(), Refused> {
     let parsed = url::Url::parse(url).map_err(|_| Refused::NoHost)?;
@@ -213,7 +225,8 @@ impl actix_tls::connect::Resolve for CheckedResolver {
 #[async_trait]
 impl Deliverer for HttpDeliverer {
     async fn deliver(&self, delivery: Delivery) -> AttemptResult {
-        if !self.allow_insecure && check_public(&delivery.url).await.is_err() {
+        // A name is checked when the client resolves it; a literal here.
+        if !self.allow_insecure && is_internal_literal(&delivery.url) {
             return AttemptResult::Failed { status: None };
         }
         self.attempt(delivery).await

@@ -462,3 +462,29 @@ macro_rules! http_on_both {
         }
     };
 }
+
+/// The `(field, index)` of each row error of a census or elections answer.
+pub fn row_errors(a: &crate::http::Answer) -> Vec<(String, u64)> {
+    a.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap().to_owned(),
+                e["index"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `PUT` of a CSV body.
+pub fn put_csv(path: &str, key: &str, text: &str) -> actix_web::test::TestRequest {
+    crate::http::authed(
+        actix_web::test::TestRequest::put()
+            .uri(path)
+            .insert_header(("content-type", "text/csv"))
+            .set_payload(text.to_owned()),
+        key,
+    )
+}

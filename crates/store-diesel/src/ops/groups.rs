@@ -19,6 +19,19 @@ use crate::error::{TxError, db};
 use crate::rows::GroupRow;
 use crate::schema::{creation_keys, groups};
 
+/// Inserts a new group's row, unless an enrolled or active group of its
+/// mode holds its domain.
+async fn insert_row(c: &mut Conn, row: &GroupRow) -> Result<(), TxError> {
+    if domain_held(c, &row.mode, &row.domain, &row.id).await? {
+        return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
+    }
+    diesel::insert_into(groups::table)
+        .values(row)
+        .execute(c)
+        .await?;
+    Ok(())
+}
+
 /// Reads a group of the scope inside a transaction.
 pub(crate) async fn load_group(conn: &mut Conn, scope: &Scope, id: &str) -> Result<Group, TxError> {
     let row = groups::table
@@ -104,17 +117,7 @@ impl GroupStore for Store {
         let row = GroupRow::new(group)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
-            if domain_held(c, &row.mode, &row.domain, &row.id).await? {
-                return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
-            }
-            diesel::insert_into(groups::table)
-                .values(&row)
-                .execute(c)
-                .await?;
-            Ok::<_, TxError>(())
-        })
-        .await?;
+        write_tx!(self, conn, async |c: &mut Conn| insert_row(c, &row).await).await?;
         Ok(())
     }
 
@@ -155,13 +158,7 @@ impl GroupStore for Store {
                 let id: String = mine.select(creation_keys::resource_id).first(c).await?;
                 return Ok::<_, TxError>(Some(load_group(c, &scope, &id).await?));
             }
-            if domain_held(c, &row.mode, &row.domain, &row.id).await? {
-                return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
-            }
-            diesel::insert_into(groups::table)
-                .values(&row)
-                .execute(c)
-                .await?;
+            insert_row(c, &row).await?;
             Ok(None)
         })
         .await?;

@@ -10,25 +10,12 @@ use http_api::Limits;
 use serde_json::{Value, json};
 use testkit::db::TestDb;
 
-use crate::http::{TestApp, assert_error, create_group, get, put, scope, send};
+use crate::http::{
+    TestApp, assert_error, create_group, get, put, put_csv, row_errors, scope, send,
+};
 
 fn member(ext: &str, dob: &str, zip: &str) -> Value {
     json!({"external_id": ext, "first_name": "A", "last_name": ext, "dob": dob, "zip": zip})
-}
-
-/// The `(field, index)` of each row error of a census answer.
-fn row_errors(a: &crate::http::Answer) -> Vec<(String, u64)> {
-    a.body["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["field"].as_str().unwrap().to_owned(),
-                e["index"].as_u64().unwrap(),
-            )
-        })
-        .collect()
 }
 
 fn census_path(g: &str) -> String {
@@ -356,17 +343,6 @@ async fn census_pages_walk_and_cursors_stay_with_their_group(db: TestDb) {
     let a = send(&svc, get(&format!("{}?cursor={c}", census_path(g2)), &key)).await;
     assert_error(&a, 400, "invalid_request");
     assert_eq!(a.fields(), ["cursor"]);
-}
-
-/// `PUT` of a CSV body.
-fn put_csv(path: &str, key: &str, text: &str) -> actix_web::test::TestRequest {
-    crate::http::authed(
-        actix_web::test::TestRequest::put()
-            .uri(path)
-            .insert_header(("content-type", "text/csv"))
-            .set_payload(text.to_owned()),
-        key,
-    )
 }
 
 crate::http_on_both!(a_csv_census_is_one_row_per_person_and_counts_employees);

@@ -11,7 +11,9 @@ use http_api::Limits;
 use serde_json::{Value, json};
 use testkit::db::TestDb;
 
-use crate::http::{TestApp, assert_error, create_group, get, group_body, post, put, scope, send};
+use crate::http::{
+    TestApp, assert_error, create_group, get, group_body, post, put, row_errors, scope, send,
+};
 
 /// A group of `key` with two members (E1 with an email), quoted (80%
 /// employer share) and enrolled; its id.
@@ -98,17 +100,7 @@ async fn elections_are_recorded_and_deductions_announced(db: TestDb) {
         (&json!(0), &json!("test-mode"))
     );
     assert_eq!(a.body["deductions_webhook"], true);
-    let errors: Vec<(String, u64)> = a.body["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["field"].as_str().unwrap().to_owned(),
-                e["index"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let errors = row_errors(&a);
     assert_eq!(
         errors,
         [

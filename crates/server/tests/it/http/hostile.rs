@@ -6,8 +6,10 @@ use actix_web::test::TestRequest;
 use serde_json::{Value, json};
 use testkit::db::TestDb;
 
+use crate::http::price_on_plan::group_count;
 use crate::http::{
-    TestApp, assert_error, authed, create_group, get, group_body, patch, post, put, send,
+    TestApp, assert_error, authed, create_group, get, group_body, patch, post, put, put_csv,
+    row_errors, send,
 };
 
 /// One character of each refused range, and the line breaks.
@@ -26,19 +28,6 @@ fn raw(method: &str, path: &str, key: &str, body: &str) -> TestRequest {
             .set_payload(body.to_owned()),
         key,
     )
-}
-
-async fn group_count<S, B>(svc: &S, key: &str) -> usize
-where
-    S: actix_web::dev::Service<
-            actix_http::Request,
-            Response = actix_web::dev::ServiceResponse<B>,
-            Error = actix_web::Error,
-        >,
-    B: actix_web::body::MessageBody,
-{
-    let a = send(svc, get("/v1/groups?limit=200", key)).await;
-    a.body["groups"].as_array().map_or(0, Vec::len)
 }
 
 crate::http_on_both!(control_characters_in_a_string_field_are_400_naming_it);
@@ -146,17 +135,7 @@ async fn a_census_row_with_a_control_character_is_a_row_error(db: TestDb) {
     ]});
     let a = send(&svc, put(&path, &key, &body)).await;
     assert_eq!(a.status, 200, "{}", a.body);
-    let errors: Vec<(String, u64)> = a.body["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["field"].as_str().unwrap().to_owned(),
-                e["index"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let errors = row_errors(&a);
     assert_eq!(
         errors,
         [
@@ -173,17 +152,7 @@ async fn a_census_row_with_a_control_character_is_a_row_error(db: TestDb) {
     // The same in CSV: the row error points at the CSV data row.
     let text = "external_id,dob,zip,email\nE-1,1988-04-12,60601,a@acme-mfg.com\n\
                 E-2,1979-11-02,60614,b@acme\u{0}-mfg.com\n";
-    let a = send(
-        &svc,
-        authed(
-            TestRequest::put()
-                .uri(&path)
-                .insert_header(("content-type", "text/csv"))
-                .set_payload(text.to_owned()),
-            &key,
-        ),
-    )
-    .await;
+    let a = send(&svc, put_csv(&path, &key, text)).await;
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(
         a.body["errors"][0]["field"], "members[1].email",

@@ -8,23 +8,11 @@ use domain::partner::PartnerKind;
 use serde_json::{Value, json};
 use testkit::db::TestDb;
 
+use crate::http::price_on_plan::group_count;
 use crate::http::{TestApp, assert_error, get, group_body, patch, post, send};
 
 fn keyed(req: TestRequest, key: &str) -> TestRequest {
     req.insert_header(("idempotency-key", key.to_owned()))
-}
-
-async fn group_count<S, B>(svc: &S, key: &str) -> usize
-where
-    S: actix_web::dev::Service<
-            actix_http::Request,
-            Response = actix_web::dev::ServiceResponse<B>,
-            Error = actix_web::Error,
-        >,
-    B: actix_web::body::MessageBody,
-{
-    let a = send(svc, get("/v1/groups?limit=200", key)).await;
-    a.body["groups"].as_array().unwrap().len()
 }
 
 crate::http_on_both!(a_repeat_replays_the_first_answer);
