@@ -19,19 +19,8 @@ pub enum Election {
     Waived,
 }
 
-/// Household tier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Tier {
-    /// Employee only.
-    EmployeeOnly,
-    /// Employee and spouse or partner.
-    EmployeeSpouse,
-    /// Employee and children.
-    EmployeeChildren,
-    /// Family.
-    Family,
-}
+/// Household tier: the pricing engine's own.
+pub use pricing_core::household::Tier;
 
 /// One election row after parsing.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -60,7 +60,7 @@ pub fn check_quote_use(
     }
 }
 
-/// A stored enrollment; `body` is the response document.
+/// A stored enrollment: its row and its typed document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Enrollment {
     /// `enr_` id.
@@ -73,8 +73,8 @@ pub struct Enrollment {
     pub quote_id: QuoteId,
     /// Onboarding mode.
     pub onboarding_mode: OnboardingMode,
-    /// The Enrollment resource as answered.
-    pub body: serde_json::Value,
+    /// The enrollment's figures.
+    pub body: crate::document::EnrollmentDocument,
     /// Creation time, Unix seconds.
     pub created_at: i64,
 }

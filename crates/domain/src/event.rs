@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::document::EventData;
 use crate::ids::EventId;
 use crate::scope::Scope;
 
@@ -63,27 +64,46 @@ impl EventType {
     }
 }
 
-/// An event to append to the outbox. `data` uses the specification's
-/// camelCase names; the delivery re-cases it per the partner's kind.
+/// An event to append to the outbox. Its payload names its type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewEvent {
     /// `evt_` id, also the `webhook-id` of every attempt.
     pub id: EventId,
     /// Partner and mode.
     pub scope: Scope,
-    /// Type.
-    pub event_type: EventType,
     /// Creation time, Unix seconds.
     pub created_at: i64,
     /// Payload.
+    pub data: EventData,
+}
+
+/// The envelope a webhook delivers and `GET /events` answers:
+/// `{ id, type, created_at, mode, data }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Envelope {
+    /// `evt_` id.
+    pub id: String,
+    /// Event type.
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+    /// `test` or `live`.
+    pub mode: String,
+    /// The payload, snake_case.
     pub data: serde_json::Value,
 }
 
 impl NewEvent {
-    /// The envelope a webhook delivers and `GET /events` answers, in the
-    /// specification's camelCase: `{ id, type, createdAt, mode, data }`.
+    /// The event's type.
     #[must_use]
-    pub fn envelope(&self) -> serde_json::Value {
+    pub const fn event_type(&self) -> EventType {
+        self.data.event_type()
+    }
+
+    /// The envelope, in the service's own snake_case.
+    #[must_use]
+    pub fn envelope(&self) -> Envelope {
         let created_at = time::OffsetDateTime::from_unix_timestamp(self.created_at)
             .ok()
             .and_then(|t| {
@@ -91,58 +111,28 @@ impl NewEvent {
                     .ok()
             })
             .unwrap_or_default();
-        serde_json::json!({
-            "id": self.id.as_str(),
-            "type": self.event_type.as_str(),
-            "createdAt": created_at,
-            "mode": self.scope.mode.as_str(),
-            "data": self.data,
-        })
+        Envelope {
+            id: self.id.as_str().to_owned(),
+            event_type: self.event_type().as_str().to_owned(),
+            created_at,
+            mode: self.scope.mode.as_str().to_owned(),
+            data: self.data.data(),
+        }
     }
-}
 
-impl NewEvent {
-    /// The envelope in the partner's field style: snake_case keys for
+    /// The webhook body in the partner's field style: snake_case keys for
     /// brokers (`created_at`, `group_id`), the specification's camelCase
-    /// for HR platforms.
+    /// for HR platforms. The delivery is the webhook's edge, so its casing
+    /// is applied here and nowhere else.
     #[must_use]
-    pub fn envelope_for(&self, kind: crate::partner::PartnerKind) -> serde_json::Value {
+    pub fn delivery_body(&self, kind: crate::partner::PartnerKind) -> serde_json::Value {
+        let envelope = serde_json::to_value(self.envelope()).unwrap_or_default();
         match kind {
-            crate::partner::PartnerKind::Broker => snake_keys(self.envelope()),
-            crate::partner::PartnerKind::HrPlatform => self.envelope(),
-        }
-    }
-}
-
-/// `createdAt` → `created_at`: the one camelCase-to-snake_case rule of
-/// the service (the HTTP adapter's field style uses it too).
-#[must_use]
-pub fn camel_to_snake(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            if !out.is_empty() {
-                out.push('_');
+            crate::partner::PartnerKind::Broker => envelope,
+            crate::partner::PartnerKind::HrPlatform => {
+                crate::document::recase(envelope, &crate::document::snake_to_camel)
             }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
         }
-    }
-    out
-}
-
-/// Every object key of `value` in snake_case.
-fn snake_keys(value: serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (camel_to_snake(&k), snake_keys(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(snake_keys).collect()),
-        other => other,
     }
 }
 

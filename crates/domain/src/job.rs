@@ -91,24 +91,30 @@ impl JobState {
 pub const MAX_JOB_ATTEMPTS: u32 = 5;
 
 /// A job to enqueue.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewJob {
     /// `job_` id.
     pub id: JobId,
     /// Partner and mode.
     pub scope: Scope,
-    /// Kind.
-    pub kind: JobKind,
     /// Group the job works on.
     pub group_id: Option<GroupId>,
-    /// Kind-specific input (JSON).
-    pub payload: String,
+    /// Kind-specific input; it names the kind.
+    pub payload: crate::document::JobPayload,
     /// Earliest start, Unix milliseconds.
     pub run_after_ms: i64,
 }
 
+impl NewJob {
+    /// The job's kind.
+    #[must_use]
+    pub const fn kind(&self) -> JobKind {
+        self.payload.kind()
+    }
+}
+
 /// A claimed or stored job.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     /// The job as enqueued.
     pub job: NewJob,

@@ -15,6 +15,7 @@
 pub mod account;
 pub mod api_key;
 pub mod census;
+pub mod document;
 pub mod election;
 pub mod email;
 pub mod embed;

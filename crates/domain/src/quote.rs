@@ -129,9 +129,7 @@ impl QuoteKind {
     }
 }
 
-/// A stored quote. `body` is the Quote resource as answered, in the
-/// specification's camelCase, or, for price-on-plan, the stored pricing
-/// document (`services::price_on_plan::Document`).
+/// A stored quote: its row and its typed document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quote {
     /// `qt_` id.
@@ -154,8 +152,8 @@ pub struct Quote {
     pub rating_digest: Option<String>,
     /// Expiry, Unix seconds.
     pub expires_at: i64,
-    /// The resource document.
-    pub body: serde_json::Value,
+    /// The figures (market) or the pricing document (price-on-plan).
+    pub body: crate::document::QuoteDocument,
     /// Creation time, Unix seconds.
     pub created_at: i64,
 }

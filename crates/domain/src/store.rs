@@ -370,7 +370,7 @@ pub trait QuoteStore: Send + Sync {
         scope: &Scope,
         id: &QuoteId,
         status: QuoteStatus,
-        body: &serde_json::Value,
+        body: &crate::document::QuoteDocument,
         events: &[NewEvent],
     ) -> StoreResult<()>;
 

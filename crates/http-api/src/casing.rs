@@ -40,28 +40,17 @@ impl Style {
     }
 }
 
-/// `first_name` → `firstName`.
+/// `first_name` → `firstName` (the service's one rule,
+/// `domain::document::snake_to_camel`).
 #[must_use]
 pub fn snake_to_camel(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut upper = false;
-    for (i, c) in name.chars().enumerate() {
-        if c == '_' && i > 0 {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    domain::document::snake_to_camel(name)
 }
 
-/// `firstName` → `first_name`.
+/// `firstName` → `first_name` (`domain::document::camel_to_snake`).
 #[must_use]
 pub fn camel_to_snake(name: &str) -> String {
-    domain::event::camel_to_snake(name)
+    domain::document::camel_to_snake(name)
 }
 
 /// Re-cases every object key of a snake_case value for `style`.
@@ -69,26 +58,7 @@ pub fn camel_to_snake(name: &str) -> String {
 pub fn to_style(value: Value, style: Style) -> Value {
     match style {
         Style::Snake => value,
-        Style::Camel => map_keys(value, &snake_to_camel),
-    }
-}
-
-/// Turns every object key of a stored camelCase document (quotes,
-/// enrollments, event data) into snake_case, the adapter's own style.
-#[must_use]
-pub fn camel_keys_to_snake(value: Value) -> Value {
-    map_keys(value, &camel_to_snake)
-}
-
-fn map_keys(value: Value, f: &dyn Fn(&str) -> String) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (f(&k), map_keys(v, f)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| map_keys(v, f)).collect()),
-        other => other,
+        Style::Camel => domain::document::recase(value, &snake_to_camel),
     }
 }
 

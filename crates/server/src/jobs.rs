@@ -39,7 +39,7 @@ pub struct JobHandlers {
 #[async_trait]
 impl JobHandler for JobHandlers {
     async fn run(&self, job: &Job) -> Result<JobOutput, String> {
-        match job.job.kind {
+        match job.job.kind() {
             JobKind::MarketComparison => self.comparison.run(job).await,
             JobKind::PriceOnPlan => self.price_on_plan.run(job).await,
         }

@@ -21,8 +21,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use domain::census::{CensusWrite, rating_digest};
+use domain::document::JobPayload;
+use domain::document::job::CensusCounts;
 use domain::ids::{GroupId, JobId, MemberId, PartnerId};
-use domain::job::{JobKind, NewJob};
+use domain::job::NewJob;
 use domain::mode::Mode;
 use domain::scope::Scope;
 use pricing_core::census::CensusMember;
@@ -130,9 +132,8 @@ fn census_write(scope: &Scope, group: &GroupId, generation: u32) -> Result<Censu
         job: Some(NewJob {
             id: JobId::from_bytes([0xc1, g2, g1, g0, 0, 1]),
             scope: scope.clone(),
-            kind: JobKind::MarketComparison,
             group_id: Some(group.clone()),
-            payload: "{}".to_owned(),
+            payload: JobPayload::MarketComparison(CensusCounts::default()),
             run_after_ms: now.saturating_mul(1000),
         }),
         now,

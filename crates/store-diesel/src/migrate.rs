@@ -40,6 +40,46 @@ pub enum Direction {
 /// # Errors
 /// [`MigrateError`].
 pub async fn run(db: &Database, direction: Direction) -> Result<Vec<String>, MigrateError> {
+    let versions = schema(db, direction).await?;
+    if direction == Direction::Up {
+        rewrite_documents(db).await?;
+    }
+    Ok(versions)
+}
+
+/// Rewrites the stored documents the previous version wrote in the
+/// current form (`domain::document`); returns how many rows changed. Part
+/// of every `Up` migration; a second run changes nothing.
+///
+/// # Errors
+/// [`MigrateError::Migration`] naming a row that does not read.
+pub async fn rewrite_documents(db: &Database) -> Result<u64, MigrateError> {
+    let rewritten = match db {
+        Database::Sqlite { path } => {
+            crate::sqlite::SqliteStore::new(path, 1)
+                .map_err(|e| MigrateError::Connect(e.to_string()))?
+                .rewrite_documents()
+                .await
+        }
+        Database::Postgres { url } => {
+            crate::pg::PgStore::new(url, 1)
+                .map_err(|e| MigrateError::Connect(e.to_string()))?
+                .rewrite_documents()
+                .await
+        }
+    };
+    rewritten.map_err(|e| {
+        // The migration's own errors name the row in their source.
+        let why = match e {
+            domain::store::StoreError::Internal(source) => source.to_string(),
+            other => other.to_string(),
+        };
+        MigrateError::Migration(format!("rewriting stored documents: {why}"))
+    })
+}
+
+/// Applies (or reverts) the schema migrations.
+async fn schema(db: &Database, direction: Direction) -> Result<Vec<String>, MigrateError> {
     match db {
         Database::Sqlite { path } => {
             let path = path.clone();

@@ -49,6 +49,8 @@ pub(crate) const SOLE_PROCESS: bool = false;
 mod census;
 #[path = "ops/claims.rs"]
 mod claims;
+#[path = "ops/documents.rs"]
+mod documents;
 #[path = "ops/groups.rs"]
 mod groups;
 #[path = "ops/idempotency.rs"]

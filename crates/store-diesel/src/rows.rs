@@ -5,6 +5,7 @@
 use diesel::prelude::{Insertable, Queryable, Selectable};
 use domain::api_key::{KeyDigest, KeyRecord};
 use domain::census::StoredMember;
+use domain::document::{EnrollmentDocument, EventData, JobPayload, QuoteDocument};
 use domain::enrollment::{Enrollment, OnboardingMode};
 use domain::event::{DeliveryState, Event, EventType, NewEvent};
 use domain::group::{CompanyState, Group, GroupStatus};
@@ -57,6 +58,11 @@ fn json_doc<T: serde::de::DeserializeOwned>(what: &str, text: Option<&str>) -> R
 
 fn to_json<T: serde::Serialize>(value: &T) -> R<String> {
     serde_json::to_string(value).map_err(|e| StoreError::Internal(Box::new(e)))
+}
+
+/// A document's stored form (`domain::document`: versioned, snake_case).
+fn stored(text: Result<String, serde_json::Error>) -> R<String> {
+    text.map_err(|e| StoreError::Internal(Box::new(e)))
 }
 
 pub(crate) fn count(n: i32) -> u32 {
@@ -360,7 +366,7 @@ impl QuoteRow {
             status: q.status.as_str().to_owned(),
             rating_digest: q.rating_digest.clone(),
             expires_at: q.expires_at,
-            body: to_json(&q.body)?,
+            body: stored(q.body.to_stored())?,
             created_at: q.created_at,
             kind: q.kind.as_str().to_owned(),
             request_digest: q.request_digest.clone(),
@@ -368,9 +374,10 @@ impl QuoteRow {
     }
 
     pub(crate) fn into_domain(self) -> R<Quote> {
+        let kind = QuoteKind::parse(&self.kind).ok_or_else(|| corrupt("quote kind", &self.kind))?;
         Ok(Quote {
             id: QuoteId::parse(&self.id).map_err(|_| corrupt("quote id", &self.id))?,
-            kind: QuoteKind::parse(&self.kind).ok_or_else(|| corrupt("quote kind", &self.kind))?,
+            kind,
             request_digest: self.request_digest,
             scope: scope(&self.partner_id, &self.mode)?,
             group_id: GroupId::parse(&self.group_id)
@@ -379,7 +386,8 @@ impl QuoteRow {
                 .ok_or_else(|| corrupt("quote status", &self.status))?,
             rating_digest: self.rating_digest,
             expires_at: self.expires_at,
-            body: serde_json::from_str(&self.body).map_err(|_| corrupt("quote body", &self.id))?,
+            body: QuoteDocument::from_stored(kind, &self.body)
+                .map_err(|_| corrupt("quote body", &self.id))?,
             created_at: self.created_at,
         })
     }
@@ -407,7 +415,7 @@ impl EnrollmentRow {
             partner_id: e.scope.partner.to_string(),
             mode: e.scope.mode.as_str().to_owned(),
             onboarding_mode: enum_text(&e.onboarding_mode),
-            body: to_json(&e.body)?,
+            body: stored(e.body.to_stored())?,
             created_at: e.created_at,
         })
     }
@@ -421,7 +429,7 @@ impl EnrollmentRow {
             quote_id: QuoteId::parse(&self.quote_id)
                 .map_err(|_| corrupt("quote id", &self.quote_id))?,
             onboarding_mode: json_enum::<OnboardingMode>("onboarding mode", &self.onboarding_mode)?,
-            body: serde_json::from_str(&self.body)
+            body: EnrollmentDocument::from_stored(&self.body)
                 .map_err(|_| corrupt("enrollment body", &self.id))?,
             created_at: self.created_at,
         })
@@ -451,8 +459,8 @@ impl EventRow {
             id: e.id.to_string(),
             partner_id: e.scope.partner.to_string(),
             mode: e.scope.mode.as_str().to_owned(),
-            event_type: e.event_type.as_str().to_owned(),
-            data: to_json(&e.data)?,
+            event_type: e.event_type().as_str().to_owned(),
+            data: stored(e.data.to_stored())?,
             created_at: e.created_at,
             state: DeliveryState::Pending.as_str().to_owned(),
             attempts: 0,
@@ -467,11 +475,13 @@ impl EventRow {
             event: NewEvent {
                 id: EventId::parse(&self.id).map_err(|_| corrupt("event id", &self.id))?,
                 scope: scope(&self.partner_id, &self.mode)?,
-                event_type: EventType::parse(&self.event_type)
-                    .ok_or_else(|| corrupt("event type", &self.event_type))?,
                 created_at: self.created_at,
-                data: serde_json::from_str(&self.data)
-                    .map_err(|_| corrupt("event data", &self.id))?,
+                data: EventData::from_stored(
+                    EventType::parse(&self.event_type)
+                        .ok_or_else(|| corrupt("event type", &self.event_type))?,
+                    &self.data,
+                )
+                .map_err(|_| corrupt("event data", &self.id))?,
             },
             state: DeliveryState::parse(&self.state)
                 .ok_or_else(|| corrupt("delivery state", &self.state))?,
@@ -502,21 +512,21 @@ pub(crate) struct JobRow {
 }
 
 impl JobRow {
-    pub(crate) fn new(j: &NewJob) -> Self {
-        Self {
+    pub(crate) fn new(j: &NewJob) -> R<Self> {
+        Ok(Self {
             id: j.id.to_string(),
             partner_id: j.scope.partner.to_string(),
             mode: j.scope.mode.as_str().to_owned(),
-            kind: j.kind.as_str().to_owned(),
+            kind: j.kind().as_str().to_owned(),
             group_id: j.group_id.as_ref().map(ToString::to_string),
-            payload: j.payload.clone(),
+            payload: stored(j.payload.to_stored())?,
             state: JobState::Queued.as_str().to_owned(),
             attempts: 0,
             run_after_ms: j.run_after_ms,
             locked_until_ms: None,
             last_error: None,
             owner_id: None,
-        }
+        })
     }
 
     pub(crate) fn into_domain(self) -> R<Job> {
@@ -524,13 +534,16 @@ impl JobRow {
             job: NewJob {
                 id: JobId::parse(&self.id).map_err(|_| corrupt("job id", &self.id))?,
                 scope: scope(&self.partner_id, &self.mode)?,
-                kind: JobKind::parse(&self.kind).ok_or_else(|| corrupt("job kind", &self.kind))?,
                 group_id: self
                     .group_id
                     .as_deref()
                     .map(|g| GroupId::parse(g).map_err(|_| corrupt("group id", g)))
                     .transpose()?,
-                payload: self.payload,
+                payload: JobPayload::from_stored(
+                    JobKind::parse(&self.kind).ok_or_else(|| corrupt("job kind", &self.kind))?,
+                    &self.payload,
+                )
+                .map_err(|_| corrupt("job payload", &self.id))?,
                 run_after_ms: self.run_after_ms,
             },
             state: JobState::parse(&self.state).ok_or_else(|| corrupt("job state", &self.state))?,

@@ -56,6 +56,8 @@ pub(crate) const SOLE_PROCESS: bool = true;
 mod census;
 #[path = "ops/claims.rs"]
 mod claims;
+#[path = "ops/documents.rs"]
+mod documents;
 #[path = "ops/groups.rs"]
 mod groups;
 #[path = "ops/idempotency.rs"]

@@ -80,12 +80,6 @@ pub struct Accounts {
     clock: Arc<dyn Clock>,
 }
 
-fn cents(v: &serde_json::Value, pointer: &str) -> i64 {
-    v.pointer(pointer)
-        .and_then(serde_json::Value::as_i64)
-        .unwrap_or(0)
-}
-
 /// The three months before `today`'s, oldest first (`YYYY-MM`).
 fn last_months(today: Date) -> Vec<String> {
     let mut out = Vec::new();
@@ -135,39 +129,45 @@ impl Accounts {
             .group_enrollment(scope, group_id)
             .await?
             .ok_or(ServiceError::NotFound)?;
-        let quote = self.quotes.quote(scope, &enrollment.quote_id).await?.body;
+        let stored = self.quotes.quote(scope, &enrollment.quote_id).await?.body;
+        // Only a market-rate quote can be enrolled.
+        let quote = stored.market().ok_or_else(|| {
+            ServiceError::Internal("the enrolled quote has no market figures".into())
+        })?;
         let members = self.census.census(scope, group_id).await?;
         let count = |s: EnrollmentStatus| {
             u32::try_from(members.iter().filter(|m| m.state.enrollment == s).count())
                 .unwrap_or(u32::MAX)
         };
         let now = now_secs(self.clock.as_ref());
-        let monthly = cents(&quote, "/monthly/totalCents");
-        let pct = |name: &str| cents(&quote, &format!("/fundingBreakdown/{name}"));
-        let part = |p: i64| monthly.saturating_mul(p) / 100;
+        let monthly = quote.monthly.total_cents;
+        let split = &quote.funding_breakdown;
+        let part = |p: u32| monthly.saturating_mul(i64::from(p)) / 100;
         let mut ledger = self.claims.claims(scope, group_id).await?;
         if ledger.is_empty() && scope.mode == Mode::Test {
-            let covered = u32::try_from(cents(&quote, "/census/coveredLives")).unwrap_or(0);
+            let covered = u32::try_from(quote.census.covered_lives).unwrap_or(u32::MAX);
             ledger = test_ledger(
                 group_id,
                 covered,
-                part(pct("expectedClaimsPct")),
+                part(split.expected_claims_pct),
                 &last_months(date_of(now)),
             );
         }
-        let employee = cents(&quote, "/employeeContribution/premiumCents");
-        let prior = cents(&quote, "/comparison/priorPepmCents")
-            .saturating_mul(cents(&quote, "/census/employees"));
-        let saved = cents(&quote, "/comparison/savingsMonthlyCents");
+        let employee = quote.employee_contribution.premium_cents;
+        let prior = quote
+            .comparison
+            .prior_pepm_cents
+            .saturating_mul(i64::try_from(quote.census.employees).unwrap_or(i64::MAX));
+        let saved = quote.comparison.savings_monthly_cents;
         Ok(Account {
             group_id: group_id.clone(),
             as_of: now,
             funding: Funding {
                 monthly_cents: monthly,
-                expected_claims_cents: part(pct("expectedClaimsPct")),
-                stop_loss_cents: part(pct("stopLossPct")),
-                care_navigation_cents: part(pct("careNavigationPct")),
-                admin_fees_cents: part(pct("adminFeesPct")),
+                expected_claims_cents: part(split.expected_claims_pct),
+                stop_loss_cents: part(split.stop_loss_pct),
+                care_navigation_cents: part(split.care_navigation_pct),
+                admin_fees_cents: part(split.admin_fees_pct),
             },
             premium_employee_cents: employee,
             premium_employer_cents: monthly.saturating_sub(employee),
@@ -175,8 +175,8 @@ impl Accounts {
             savings: Savings {
                 prior_monthly_cents: prior,
                 monthly_cents: saved,
-                annual_cents: cents(&quote, "/comparison/savingsAnnualCents"),
-                pct: cents(&quote, "/comparison/savingsPct"),
+                annual_cents: quote.comparison.savings_annual_cents,
+                pct: quote.comparison.savings_pct,
             },
             enrolled_count: count(EnrollmentStatus::Enrolled),
             waived_count: count(EnrollmentStatus::Waived),

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use pricing_core::census::{CensusMember, CensusRules, validate_member};
 
 use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
+use crate::document::JobPayload;
+use crate::document::job::CensusCounts;
 use crate::error::FieldError;
 use crate::ids::GroupId;
-use crate::job::{JobKind, NewJob};
+use crate::job::NewJob;
 use crate::ports::{Clock, Entropy, Minter, now_secs};
 use crate::scope::Scope;
 use crate::services::{ID_ATTEMPTS, ServiceError};
@@ -142,14 +144,12 @@ impl Census {
             job: Some(NewJob {
                 id: minter.job_id(),
                 scope: scope.clone(),
-                kind: JobKind::MarketComparison,
                 group_id: Some(group_id.clone()),
-                payload: serde_json::json!({
-                    "received": received,
-                    "accepted": accepted,
-                    "errorCount": errors.len(),
-                })
-                .to_string(),
+                payload: JobPayload::MarketComparison(CensusCounts {
+                    received: u64::from(received),
+                    accepted: u64::from(accepted),
+                    error_count: u64::try_from(errors.len()).unwrap_or(u64::MAX),
+                }),
                 run_after_ms: now_ms,
             }),
             now,

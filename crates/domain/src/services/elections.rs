@@ -10,10 +10,12 @@ use std::sync::Arc;
 use time::Date;
 
 use crate::census::StoredMember;
+use crate::document::EventData;
+use crate::document::event::{Deduction, DeductionsChanged};
 use crate::election::{Election, ElectionRow, MAX_ELECTION_ROWS, Tier, validate_row};
 use crate::email::{deliverable, member_login};
 use crate::error::FieldError;
-use crate::event::{EventType, NewEvent};
+use crate::event::NewEvent;
 use crate::ids::{GroupId, MemberId};
 use crate::member::{EnrollmentStatus, InvitationStatus, MemberState};
 use crate::mode::Mode;
@@ -75,23 +77,6 @@ const fn tier_str(t: Tier) -> &'static str {
         Tier::EmployeeChildren => "employeeChildren",
         Tier::Family => "family",
     }
-}
-
-/// The monthly cost of a tier on the enrollment's quote and the employee's
-/// share of it, in cents: `(employee, employer)`.
-fn deduction(quote: &serde_json::Value, tier: Tier) -> (i64, i64) {
-    let total = quote
-        .pointer(&format!("/monthly/byTier/{}/avgCents", tier_str(tier)))
-        .and_then(serde_json::Value::as_i64)
-        .unwrap_or(0);
-    let employer_pct = quote
-        .pointer("/employeeContribution/employerContributionPct")
-        .and_then(serde_json::Value::as_i64)
-        .unwrap_or(100)
-        .clamp(0, 100);
-    // Half-up rounding of the employee share; the employer pays the rest.
-    let employee = (total.saturating_mul(100 - employer_pct) + 50).div_euclid(100);
-    (employee, total.saturating_sub(employee))
 }
 
 impl Elections {
@@ -191,7 +176,11 @@ impl Elections {
         }
 
         let sends = deliverable(mode);
-        let quote = self.quotes.quote(&scope, &enrollment.quote_id).await?;
+        let stored = self.quotes.quote(&scope, &enrollment.quote_id).await?;
+        // Only a market-rate quote can be enrolled.
+        let quote = stored.body.market().ok_or_else(|| {
+            ServiceError::Internal("the enrolled quote has no market figures".into())
+        })?;
         let now = now_secs(self.clock.as_ref());
         let mut states: Vec<(MemberId, MemberState)> = Vec::with_capacity(valid.len());
         let mut deductions = Vec::new();
@@ -225,18 +214,25 @@ impl Elections {
                 }
             }
             let (employee, employer) = match (row.election, row.tier) {
-                (Some(Election::Enrolled), Some(tier)) => deduction(&quote.body, tier),
+                (Some(Election::Enrolled), Some(tier)) => quote.deduction(tier),
                 _ => (0, 0),
             };
-            deductions.push(serde_json::json!({
-                "memberId": member.id.as_str(),
-                "externalId": member.member.external_id,
-                "election": if state.enrollment == EnrollmentStatus::Enrolled { "enrolled" } else { "waived" },
-                "tier": state.tier,
-                "effectiveDate": state.effective_date.map(pricing_core::census::date_opt::format),
-                "employeeMonthlyCents": employee,
-                "employerMonthlyCents": employer,
-            }));
+            deductions.push(Deduction {
+                member_id: member.id.clone(),
+                external_id: member.member.external_id.clone(),
+                election: if state.enrollment == EnrollmentStatus::Enrolled {
+                    "enrolled"
+                } else {
+                    "waived"
+                }
+                .to_owned(),
+                tier: state.tier.clone(),
+                effective_date: state
+                    .effective_date
+                    .map(pricing_core::census::date_opt::format),
+                employee_monthly_cents: employee,
+                employer_monthly_cents: employer,
+            });
             states.push((member.id.clone(), state));
         }
         let deductions_webhook = partner.benefits_admin == BenefitsAdmin::Partner;
@@ -244,9 +240,11 @@ impl Elections {
             vec![NewEvent {
                 id: Minter::new(self.entropy.as_ref()).event_id(),
                 scope: scope.clone(),
-                event_type: EventType::DeductionsChanged,
                 created_at: now,
-                data: serde_json::json!({"groupId": group.id.as_str(), "members": deductions}),
+                data: EventData::DeductionsChanged(DeductionsChanged {
+                    group_id: group.id.clone(),
+                    members: deductions,
+                }),
             }]
         } else {
             Vec::new()
@@ -282,23 +280,5 @@ impl Elections {
             deductions_webhook,
             errors,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deductions_split_the_tier_cost_by_the_contribution() {
-        let quote = serde_json::json!({
-            "monthly": {"byTier": {"family": {"avgCents": 150_001}}},
-            "employeeContribution": {"employerContributionPct": 80},
-        });
-        assert_eq!(deduction(&quote, Tier::Family), (30_000, 120_001));
-        let all_employer =
-            serde_json::json!({"monthly": {"byTier": {"family": {"avgCents": 999}}}});
-        assert_eq!(deduction(&all_employer, Tier::Family), (0, 999));
-        assert_eq!(deduction(&quote, Tier::EmployeeOnly), (0, 0));
     }
 }

@@ -6,10 +6,13 @@ use std::sync::Arc;
 
 use time::Date;
 
+use crate::document::enrollment::{EmployerPortal, OnboardingProgress};
+use crate::document::event::{EnrollmentCreated, GroupStateChanged};
+use crate::document::{EnrollmentDocument, EventData};
 use crate::email::{deliverable, portal_invite};
 use crate::enrollment::{Enrollment, OnboardingMode, QuoteUse, check_quote_use};
 use crate::error::FieldError;
-use crate::event::{EventType, NewEvent};
+use crate::event::NewEvent;
 use crate::group::{CompanyState, Group, GroupStatus, check_email, go_live};
 use crate::hex;
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
@@ -168,9 +171,8 @@ impl Enrollments {
             Some(d) => d,
             None => quote
                 .body
-                .get("planYearStartDate")
-                .and_then(serde_json::Value::as_str)
-                .and_then(|s| pricing_core::census::date_opt::parse(s).ok())
+                .market()
+                .and_then(|m| pricing_core::census::date_opt::parse(&m.plan_year_start_date).ok())
                 .ok_or_else(|| {
                     ServiceError::Invalid(vec![FieldError::new(
                         "start_date",
@@ -184,15 +186,14 @@ impl Enrollments {
         let event = |id: &EnrollmentId| NewEvent {
             id: minter.event_id(),
             scope: scope.clone(),
-            event_type: EventType::EnrollmentCreated,
             created_at: now,
-            data: serde_json::json!({
-                "enrollmentId": id.as_str(),
-                "groupId": group_id.as_str(),
-                "quoteId": quote.id.as_str(),
-                "startDate": start,
-                "companyDomain": group.domain,
-                "onboardingMode": mode_str(input.onboarding_mode),
+            data: EventData::EnrollmentCreated(EnrollmentCreated {
+                enrollment_id: id.clone(),
+                group_id: group_id.clone(),
+                quote_id: quote.id.clone(),
+                start_date: start.clone(),
+                company_domain: group.domain.clone(),
+                onboarding_mode: mode_str(input.onboarding_mode).to_owned(),
             }),
         };
         let enrollment = with_fresh_id(|| {
@@ -237,8 +238,9 @@ impl Enrollments {
     async fn invite(&self, input: &EnrollmentInput, enrollment: &Enrollment, mode: Mode) {
         let url = enrollment
             .body
-            .pointer("/employerPortal/setPasswordUrl")
-            .and_then(serde_json::Value::as_str);
+            .employer_portal
+            .as_ref()
+            .map(|p| p.set_password_url.as_str());
         if let (Some(mailer), Some(url), true) = (&self.mailer, url, deliverable(mode)) {
             let _ = mailer
                 .send(&portal_invite(&input.signatory.email, url))
@@ -302,13 +304,12 @@ impl Enrollments {
         let event = NewEvent {
             id: Minter::new(self.entropy.as_ref()).event_id(),
             scope: scope.clone(),
-            event_type: EventType::GroupStateChanged,
             created_at: now,
-            data: serde_json::json!({
-                "groupId": group_id.as_str(),
-                "companyDomain": group.domain,
-                "previousState": "sandbox",
-                "state": "prod",
+            data: EventData::GroupStateChanged(GroupStateChanged {
+                group_id: group_id.clone(),
+                company_domain: group.domain.clone(),
+                previous_state: "sandbox".to_owned(),
+                state: "prod".to_owned(),
             }),
         };
         Ok(self
@@ -380,42 +381,40 @@ fn check_signatory(s: &Signatory) -> Result<(), ServiceError> {
     }
 }
 
-/// The stored document: the enrollment's figures in camelCase. Identity
-/// and state fields are added by the adapter that answers.
+/// The stored document of a new enrollment. Identity and state fields are
+/// added by the adapter that answers.
 fn document(
     group: &Group,
     start: &str,
     mode: OnboardingMode,
     key_mode: Mode,
     minter: &Minter<'_>,
-) -> serde_json::Value {
+) -> EnrollmentDocument {
     let steps: &[&str] = match mode {
         OnboardingMode::Hosted => &STEPS_HOSTED,
         OnboardingMode::Embedded => &STEPS_EMBEDDED,
     };
-    let mut body = serde_json::json!({
-        "status": "onboarding",
-        "startDate": start,
-        "companyDomain": group.domain,
-        "onboarding": {"percentComplete": 0, "blockingRemaining": steps.len()},
-        "nextSteps": steps,
-    });
-    if mode == OnboardingMode::Hosted
-        && let Some(map) = body.as_object_mut()
-    {
+    let employer_portal = (mode == OnboardingMode::Hosted).then(|| {
         let token = hex::encode(&minter.secret32());
-        map.insert(
-            "employerPortal".to_owned(),
-            serde_json::json!({
-                "provisioned": true,
-                "signinUrl": format!("{PORTAL_BASE_URL}/signin?company={}", group.domain),
-                "setPasswordUrl": format!("{PORTAL_BASE_URL}/set-password?token={token}"),
-                // Test mode never sends email.
-                "inviteSuppressed": !deliverable(key_mode),
-            }),
-        );
+        EmployerPortal {
+            provisioned: true,
+            signin_url: format!("{PORTAL_BASE_URL}/signin?company={}", group.domain),
+            set_password_url: format!("{PORTAL_BASE_URL}/set-password?token={token}"),
+            // Test mode never sends email.
+            invite_suppressed: !deliverable(key_mode),
+        }
+    });
+    EnrollmentDocument {
+        status: "onboarding".to_owned(),
+        start_date: start.to_owned(),
+        company_domain: group.domain.clone(),
+        onboarding: OnboardingProgress {
+            percent_complete: 0,
+            blocking_remaining: u32::try_from(steps.len()).unwrap_or(u32::MAX),
+        },
+        next_steps: steps.iter().map(|s| (*s).to_owned()).collect(),
+        employer_portal,
     }
-    body
 }
 
 #[cfg(test)]

@@ -10,9 +10,11 @@ use pricing_core::census::{CensusMember, CensusRules, MemberStatus, validate_mem
 use time::Date;
 
 use crate::census::{MemberWrite, StoredMember};
+use crate::document::JobPayload;
+use crate::document::job::CensusCounts;
 use crate::error::FieldError;
 use crate::ids::{GroupId, MemberId};
-use crate::job::{JobKind, NewJob};
+use crate::job::NewJob;
 use crate::member::{MemberState, check_termination};
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Entropy, Minter, now_secs};
@@ -67,9 +69,12 @@ impl Members {
         NewJob {
             id: minter.job_id(),
             scope: scope.clone(),
-            kind: JobKind::MarketComparison,
             group_id: Some(group.clone()),
-            payload: serde_json::json!({"received": 1, "accepted": 1, "errorCount": 0}).to_string(),
+            payload: JobPayload::MarketComparison(CensusCounts {
+                received: 1,
+                accepted: 1,
+                error_count: 0,
+            }),
             run_after_ms: self.clock.now_ms(),
         }
     }

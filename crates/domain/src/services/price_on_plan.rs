@@ -31,6 +31,7 @@ use time::Date;
 use tokio::sync::Notify;
 
 use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
+use crate::document::{JobPayload, QuoteDocument};
 use crate::error::FieldError;
 use crate::hex;
 use crate::ids::{JobId, QuoteId};
@@ -88,17 +89,24 @@ pub struct PricingInput {
 /// The pricing job's payload: everything needed to price the request
 /// again after a restart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Payload {
-    quote_id: QuoteId,
-    plan_year_start: String,
-    require_dob: bool,
-    company_zip: Option<String>,
-    census: Vec<CensusMember>,
-    plan: Option<PartnerPlan>,
-    market_plans: Vec<MarketPlan>,
+pub struct PricingPayload {
+    /// The quote it prices.
+    pub quote_id: QuoteId,
+    /// Plan-year start (`YYYY-MM-DD`).
+    pub plan_year_start: String,
+    /// Whether members need `dob` (broker keys).
+    pub require_dob: bool,
+    /// The company's ZIP, when sent.
+    pub company_zip: Option<String>,
+    /// The census.
+    pub census: Vec<CensusMember>,
+    /// The plan to price on.
+    pub plan: Option<PartnerPlan>,
+    /// Every plan the partner quoted.
+    pub market_plans: Vec<MarketPlan>,
     /// The service's own assumptions (plan year, company, ZIP), reported
     /// after the engine's.
-    assumptions: Vec<String>,
+    pub assumptions: Vec<String>,
 }
 
 /// A price-on-plan quote's stored document: what was known before pricing
@@ -124,7 +132,11 @@ impl Document {
     /// # Errors
     /// [`ServiceError::Internal`] when the document does not read back.
     pub fn of(quote: &Quote) -> Result<Self, ServiceError> {
-        serde_json::from_value(quote.body.clone()).map_err(|e| ServiceError::Internal(Box::new(e)))
+        quote
+            .body
+            .price_on_plan()
+            .cloned()
+            .ok_or_else(|| ServiceError::Internal("the quote is not a price-on-plan quote".into()))
     }
 
     /// Seconds a caller should wait before sending the body again.
@@ -389,7 +401,7 @@ impl PriceOnPlan {
             generated_at: None,
             answer: None,
         };
-        let body = serde_json::to_value(&doc).map_err(|e| ServiceError::Internal(Box::new(e)))?;
+        let body = QuoteDocument::PriceOnPlan(Box::new(doc));
         let inline = !self.wait_budget.is_zero();
         let minter = Minter::new(self.entropy.as_ref());
         let members = &ready.input.census;
@@ -424,7 +436,7 @@ impl PriceOnPlan {
                 body: body.clone(),
                 created_at: now,
             };
-            let payload = Payload {
+            let payload = PricingPayload {
                 quote_id: quote.id.clone(),
                 plan_year_start: ready.start.to_string(),
                 require_dob: ready.input.rules.require_dob,
@@ -446,10 +458,8 @@ impl PriceOnPlan {
                 job: NewJob {
                     id: minter.job_id(),
                     scope: scope.clone(),
-                    kind: JobKind::PriceOnPlan,
                     group_id: Some(group.id.clone()),
-                    payload: serde_json::to_string(&payload)
-                        .map_err(|e| ServiceError::Internal(Box::new(e)))?,
+                    payload: JobPayload::PriceOnPlan(Box::new(payload)),
                     run_after_ms: now_ms,
                 },
                 claimed_until_ms: inline.then_some(now_ms.saturating_add(JOB_LEASE_MS)),
@@ -538,7 +548,7 @@ impl PriceOnPlan {
         let mut doc = Document::of(pending)?;
         doc.generated_at = Some(self.clock.now_ms().div_euclid(1000));
         doc.answer = Some(answer);
-        let body = serde_json::to_value(&doc).map_err(|e| ServiceError::Internal(Box::new(e)))?;
+        let body = QuoteDocument::PriceOnPlan(Box::new(doc));
         match self
             .quotes
             .update_quote(&pending.scope, &pending.id, status, &body, &[])

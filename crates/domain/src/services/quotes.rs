@@ -12,7 +12,6 @@
 //! deterministic.
 
 pub mod comparison;
-mod document;
 
 use std::sync::Arc;
 
@@ -22,8 +21,10 @@ use pricing_core::{CensusContext, CensusRules, PricingError, QuoteRequest, RateC
 use time::{Date, Duration, OffsetDateTime};
 
 use crate::census::{pricing_digest, rating_digest};
+use crate::document::event::QuoteFinalized;
+use crate::document::{EventData, MarketQuote, QuoteDocument};
 use crate::error::FieldError;
-use crate::event::{EventType, NewEvent};
+use crate::event::NewEvent;
 use crate::group::Group;
 use crate::ids::{GroupId, QuoteId};
 use crate::job::JobKind;
@@ -260,7 +261,11 @@ impl Quotes {
         .map_err(pricing_error)?;
 
         let updated_at = self.card.updated_at().map(str::to_owned);
-        let body = document::quote_body(&priced, updated_at.as_deref(), contribution);
+        let body = QuoteDocument::Market(Box::new(MarketQuote::of(
+            &priced,
+            updated_at.as_deref(),
+            contribution,
+        )));
         let status = match priced.status {
             ReviewStatus::Ready => QuoteStatus::Ready,
             ReviewStatus::InReview => QuoteStatus::InReview,
@@ -357,12 +362,11 @@ impl Quotes {
         let event = NewEvent {
             id: minter.event_id(),
             scope: scope.clone(),
-            event_type: EventType::QuoteFinalized,
             created_at: self.clock.now_ms().div_euclid(1000),
-            data: serde_json::json!({
-                "quoteId": quote.id.as_str(),
-                "groupId": quote.group_id.as_str(),
-                "status": next.as_str(),
+            data: EventData::QuoteFinalized(QuoteFinalized {
+                quote_id: quote.id.clone(),
+                group_id: quote.group_id.clone(),
+                status: next.as_str().to_owned(),
             }),
         };
         self.quotes

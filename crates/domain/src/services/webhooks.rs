@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::FieldError;
-use crate::event::{AttemptResult, DeliveryState, Event, EventType, NewEvent, after_attempt};
+use crate::event::{AttemptResult, DeliveryState, Event, EventData, NewEvent, after_attempt};
 use crate::ids::EventId;
 use crate::partner::PartnerKind;
 use crate::ports::{Clock, Deliverer, Delivery, Entropy, Minter, Sealer};
@@ -180,9 +180,8 @@ impl Webhooks {
         let event = NewEvent {
             id: Minter::new(self.entropy.as_ref()).event_id(),
             scope: scope.clone(),
-            event_type: EventType::Ping,
             created_at: now_ms.div_euclid(1000),
-            data: serde_json::json!({}),
+            data: EventData::Ping {},
         };
         let lease = now_ms.saturating_add(DELIVERY_LEASE_MS);
         self.outbox.append_claimed(&event, now_ms, lease).await?;
@@ -284,7 +283,7 @@ impl Webhooks {
             // on the event) and is retried.
             return AttemptResult::Failed { status: None };
         };
-        let body = serde_json::to_vec(&event.event.envelope_for(kind)).unwrap_or_default();
+        let body = serde_json::to_vec(&event.event.delivery_body(kind)).unwrap_or_default();
         let id = event.event.id.as_str();
         let timestamp = self.clock.now_ms().div_euclid(1000);
         let signature = webhooks::sign(&secret, id, timestamp, &body);

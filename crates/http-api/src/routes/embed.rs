@@ -124,10 +124,15 @@ pub async fn show_offer_page(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     match state.embed_sessions.open(&path).await {
-        Ok((session, quote)) => Ok(html(
-            StatusCode::OK,
-            page::offer(&quote.body, &timestamp(session.expires_at)),
-        )),
+        Ok((session, quote)) => {
+            let figures = quote.body.market().ok_or_else(|| {
+                ApiError::internal("an embed session's quote has no market figures")
+            })?;
+            Ok(html(
+                StatusCode::OK,
+                page::offer(figures, &timestamp(session.expires_at)),
+            ))
+        }
         Err(OpenError::NotFound) => Ok(html(StatusCode::NOT_FOUND, page::not_found())),
         Err(OpenError::Expired) => Ok(html(StatusCode::GONE, page::expired())),
         Err(OpenError::Outdated(why)) => Ok(html(

@@ -5,9 +5,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use domain::document::EnrollmentDocument;
 use domain::services::enrollments::{EnrollmentView, mode_str};
 
-use crate::casing::camel_keys_to_snake;
 use crate::error::ApiError;
 use crate::wire::timestamp;
 
@@ -45,49 +45,6 @@ pub struct EnrollmentInput {
     pub start_date: Option<String>,
 }
 
-/// `onboarding`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct OnboardingOut {
-    /// Percent of onboarding done.
-    pub percent_complete: u32,
-    /// Blocking steps left.
-    pub blocking_remaining: u32,
-}
-
-/// `employer_portal`: present when the signatory was provisioned (hosted).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct EmployerPortalOut {
-    /// The signatory is an employer-portal admin.
-    pub provisioned: bool,
-    /// Where the admin signs in.
-    pub signin_url: String,
-    /// `true` in test mode: no invitation email is sent.
-    pub invite_suppressed: bool,
-    /// Where the admin sets a password.
-    pub set_password_url: String,
-}
-
-/// The stored figures of an enrollment.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct EnrollmentFigures {
-    /// `onboarding`.
-    #[schema(example = "onboarding")]
-    pub status: String,
-    /// Coverage start.
-    #[schema(format = Date)]
-    pub start_date: String,
-    /// The group's domain.
-    pub company_domain: String,
-    /// Progress.
-    pub onboarding: OnboardingOut,
-    /// What happens next.
-    pub next_steps: Vec<String>,
-    /// Hosted mode only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
-    pub employer_portal: Option<EmployerPortalOut>,
-}
-
 /// An enrollment.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({
@@ -117,7 +74,7 @@ pub struct EnrollmentOut {
     pub company_state: Option<String>,
     /// The figures.
     #[serde(flatten)]
-    pub figures: EnrollmentFigures,
+    pub figures: EnrollmentDocument,
     /// Creation time.
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -130,9 +87,7 @@ impl EnrollmentOut {
     /// 500 when the stored document does not read back (a bug).
     pub fn of(v: &EnrollmentView) -> Result<Self, ApiError> {
         let e = &v.enrollment;
-        let figures: EnrollmentFigures =
-            serde_json::from_value(camel_keys_to_snake(e.body.clone()))
-                .map_err(ApiError::internal)?;
+        let figures = e.body.clone();
         Ok(Self {
             id: e.id.as_str().to_owned(),
             group_id: e.group_id.as_str().to_owned(),

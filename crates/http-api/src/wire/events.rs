@@ -7,8 +7,6 @@ use utoipa::ToSchema;
 
 use domain::event::Event;
 
-use crate::casing::camel_keys_to_snake;
-
 /// One event, exactly as a webhook delivers it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({
@@ -60,20 +58,13 @@ pub struct DeliveryOut {
 
 impl From<&Event> for EventOut {
     fn from(e: &Event) -> Self {
-        let envelope = camel_keys_to_snake(e.event.envelope());
-        let text = |k: &str| {
-            envelope
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
+        let envelope = e.event.envelope();
         Self {
-            id: text("id"),
-            event_type: text("type"),
-            created_at: text("created_at"),
-            mode: text("mode"),
-            data: envelope.get("data").cloned().unwrap_or(Value::Null),
+            id: envelope.id,
+            event_type: envelope.event_type,
+            created_at: envelope.created_at,
+            mode: envelope.mode,
+            data: envelope.data,
             delivery: DeliveryOut {
                 state: e.state.as_str().to_owned(),
                 attempts: e.attempts,

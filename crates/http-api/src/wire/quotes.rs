@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use domain::document::MarketQuote;
 use domain::quote::{Quote, QuoteKind};
 
-use crate::casing::camel_keys_to_snake;
 use crate::error::ApiError;
 use crate::wire::timestamp;
 
@@ -24,180 +24,6 @@ pub struct QuoteInput {
     /// Employer share of the premium, 0 to 100 (default 100).
     #[schema(minimum = 0, maximum = 100, example = 100)]
     pub employer_contribution_pct: Option<i64>,
-}
-
-/// `plan`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct QuotePlanOut {
-    /// `diamond` or `value`.
-    #[schema(example = "diamond")]
-    pub id: String,
-    /// Display name.
-    pub name: String,
-}
-
-/// Household tier counts.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct TiersOut {
-    /// Employee only.
-    pub employee_only: u64,
-    /// Employee and spouse (or domestic partner).
-    pub employee_spouse: u64,
-    /// Employee and children.
-    pub employee_children: u64,
-    /// Family.
-    pub family: u64,
-}
-
-/// `census`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct QuoteCensusOut {
-    /// Counted employees (active full- and part-time).
-    pub employees: u64,
-    /// Covered lives (expected, where dependents were not sent).
-    pub covered_lives: u64,
-    /// Tier counts.
-    pub tiers: TiersOut,
-}
-
-/// One tier's line.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct TierLineOut {
-    /// Households in the tier.
-    pub count: u64,
-    /// Average monthly cost of a household of the tier.
-    pub avg_cents: i64,
-}
-
-/// `monthly.by_tier`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ByTierOut {
-    /// Employee only.
-    pub employee_only: TierLineOut,
-    /// Employee and spouse.
-    pub employee_spouse: TierLineOut,
-    /// Employee and children.
-    pub employee_children: TierLineOut,
-    /// Family.
-    pub family: TierLineOut,
-}
-
-/// `monthly`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct MonthlyOut {
-    /// Monthly total.
-    pub total_cents: i64,
-    /// Per counted employee per month.
-    pub pepm_cents: i64,
-    /// By tier.
-    pub by_tier: ByTierOut,
-}
-
-/// `annual`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct AnnualOut {
-    /// 12 × the monthly total.
-    pub total_cents: i64,
-}
-
-/// `employee_contribution`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ContributionOut {
-    /// Employees' monthly share of the premium.
-    pub premium_cents: i64,
-    /// Employer share used, percent (added).
-    pub employer_contribution_pct: u32,
-}
-
-/// `comparison`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ComparisonOut {
-    /// Prior cost per employee per month.
-    pub prior_pepm_cents: i64,
-    /// Prior monthly total minus the quote's (negative when dearer).
-    pub savings_monthly_cents: i64,
-    /// 12 × the monthly savings.
-    pub savings_annual_cents: i64,
-    /// Savings as a whole percent of the prior total.
-    pub savings_pct: i64,
-    /// `current_coverage` (the group's `current_coverage.pepm_cents`) or
-    /// `benchmark` (the local platinum PPO) (added).
-    #[schema(example = "benchmark")]
-    pub basis: String,
-}
-
-/// `benchmark`: the local platinum PPO compared against (added).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct BenchmarkOut {
-    /// Carrier.
-    pub carrier: String,
-    /// Plan name, with the rating area.
-    pub plan_name: String,
-    /// Network.
-    pub network: String,
-    /// Metal tier.
-    pub metal_tier: String,
-    /// The benchmark's monthly premium for this census.
-    pub monthly_cents: i64,
-    /// Per counted employee per month.
-    pub pepm_cents: i64,
-}
-
-/// `funding_breakdown`: an illustrative split.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct FundingOut {
-    /// Expected claims, percent.
-    pub expected_claims_pct: u32,
-    /// Stop-loss, percent.
-    pub stop_loss_pct: u32,
-    /// Care navigation, percent.
-    pub care_navigation_pct: u32,
-    /// Administration, percent.
-    pub admin_fees_pct: u32,
-    /// Says the split is illustrative.
-    pub note: String,
-}
-
-/// `pricing`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct PricingOut {
-    /// The rate-card layer that priced the quote.
-    #[schema(example = "rate-card 2026.1 default")]
-    pub source: String,
-    /// When the rate card's rates were last updated.
-    #[schema(format = DateTime)]
-    pub updated_at: Option<String>,
-}
-
-/// The figures of a quote, as stored.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct QuoteFigures {
-    /// `market_rates`.
-    #[schema(example = "market_rates")]
-    pub pricing_basis: String,
-    /// The version quoted.
-    pub plan: QuotePlanOut,
-    /// Plan-year start.
-    #[schema(format = Date)]
-    pub plan_year_start_date: String,
-    /// Census counts.
-    pub census: QuoteCensusOut,
-    /// Monthly figures.
-    pub monthly: MonthlyOut,
-    /// Annual figures.
-    pub annual: AnnualOut,
-    /// Employees' share.
-    pub employee_contribution: ContributionOut,
-    /// Against the prior cost.
-    pub comparison: ComparisonOut,
-    /// The benchmark plan.
-    pub benchmark: BenchmarkOut,
-    /// Illustrative funding split.
-    pub funding_breakdown: FundingOut,
-    /// Every default or assumption applied.
-    pub assumptions: Vec<String>,
-    /// Where the price came from.
-    pub pricing: PricingOut,
 }
 
 /// A quote.
@@ -233,7 +59,7 @@ pub struct QuoteOut {
     pub status: String,
     /// The figures.
     #[serde(flatten)]
-    pub figures: QuoteFigures,
+    pub figures: MarketQuote,
     /// When the quote stops being usable (410 `quote_expired` after).
     #[schema(format = DateTime)]
     pub expires_at: String,
@@ -248,8 +74,11 @@ impl QuoteOut {
     /// # Errors
     /// 500 when the stored document does not read back (a bug).
     pub fn of(q: &Quote) -> Result<Self, ApiError> {
-        let figures: QuoteFigures = serde_json::from_value(camel_keys_to_snake(q.body.clone()))
-            .map_err(ApiError::internal)?;
+        let figures = q
+            .body
+            .market()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("a price-on-plan quote has no market figures"))?;
         Ok(Self {
             id: q.id.as_str().to_owned(),
             group_id: q.group_id.as_str().to_owned(),

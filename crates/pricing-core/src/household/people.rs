@@ -1,9 +1,9 @@
 //! Tiers, places, people and the modelled compositions of a household.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The four household tiers, in the specification's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Tier {
     /// Employee only.

@@ -662,8 +662,10 @@ impl Library {
             .unwrap();
         page.items
             .into_iter()
-            .filter(|e| e.event.event_type == kind)
-            .map(|e| e.event.data)
+            .filter(|e| e.event.event_type() == kind)
+            .map(|e| {
+                domain::document::recase(e.event.data.data(), &domain::document::snake_to_camel)
+            })
             .collect()
     }
 }

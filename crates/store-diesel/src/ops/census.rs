@@ -102,7 +102,7 @@ async fn settle(
     .await?;
     if let Some(job) = job {
         diesel::insert_into(jobs::table)
-            .values(JobRow::new(job))
+            .values(JobRow::new(job)?)
             .execute(c)
             .await?;
     }

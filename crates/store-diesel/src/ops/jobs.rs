@@ -36,7 +36,7 @@ impl JobStore for Store {
     async fn enqueue(&self, job: &NewJob) -> StoreResult<()> {
         let mut conn = self.conn().await?;
         diesel::insert_into(jobs::table)
-            .values(JobRow::new(job))
+            .values(JobRow::new(job)?)
             .execute(&mut *conn)
             .await
             .map_err(db)?;

@@ -5,6 +5,7 @@ use diesel::{
     BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
 };
 use diesel_async::RunQueryDsl;
+use domain::document::QuoteDocument;
 use domain::enrollment::Enrollment;
 use domain::event::NewEvent;
 use domain::group::{CompanyState, GroupStatus};
@@ -81,10 +82,12 @@ impl QuoteStore for Store {
         scope: &Scope,
         id: &QuoteId,
         status: QuoteStatus,
-        body: &serde_json::Value,
+        body: &QuoteDocument,
         events: &[NewEvent],
     ) -> StoreResult<()> {
-        let body = serde_json::to_string(body).map_err(|e| StoreError::Internal(Box::new(e)))?;
+        let body = body
+            .to_stored()
+            .map_err(|e| StoreError::Internal(Box::new(e)))?;
         let due = events
             .iter()
             .map(|e| e.created_at)
@@ -125,7 +128,7 @@ impl QuoteStore for Store {
         let quote = QuoteRow::new(&lead.quote)?;
         let scope = &lead.quote.scope;
         let now = lead.census.now;
-        let mut job = JobRow::new(&lead.job);
+        let mut job = JobRow::new(&lead.job)?;
         if let Some(until) = lead.claimed_until_ms {
             job.state = JobState::Running.as_str().to_owned();
             job.attempts = 1;

@@ -44,9 +44,8 @@ pub fn write(
         job: Some(NewJob {
             id: JobId::from_bytes([seed, 0, 0, 0, 0, 1]),
             scope: scope.clone(),
-            kind: JobKind::MarketComparison,
             group_id: Some(g.clone()),
-            payload: "{}".to_owned(),
+            payload: crate::jobs::payload(JobKind::MarketComparison, 0),
             run_after_ms: now * 1000,
         }),
         now,

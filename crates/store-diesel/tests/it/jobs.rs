@@ -5,6 +5,8 @@
 
 use std::collections::HashSet;
 
+use domain::document::JobPayload;
+use domain::document::job::CensusCounts;
 use domain::event::DeliveryState;
 use domain::idempotency::Begin;
 use domain::ids::{GroupId, JobId};
@@ -17,14 +19,33 @@ use crate::idempotency::req;
 use crate::on_both;
 use crate::outbox::event;
 
+/// A payload of `kind`, told apart by `n`.
+pub fn payload(kind: JobKind, n: u32) -> JobPayload {
+    match kind {
+        JobKind::MarketComparison => JobPayload::MarketComparison(CensusCounts {
+            received: u64::from(n),
+            accepted: u64::from(n),
+            error_count: 0,
+        }),
+        JobKind::PriceOnPlan => {
+            let [a, b, c, d] = n.to_be_bytes();
+            let quote = domain::ids::QuoteId::from_bytes([0, 3, a, b, c, d]);
+            JobPayload::from_stored(
+                kind,
+                &domain::document::fixtures::legacy_pricing_payload(&quote),
+            )
+            .unwrap()
+        }
+    }
+}
+
 fn job(n: u32, scope: &Scope, kind: JobKind, at_ms: i64) -> NewJob {
     let [a, b, c, d] = n.to_be_bytes();
     NewJob {
         id: JobId::from_bytes([0, 1, a, b, c, d]),
         scope: scope.clone(),
-        kind,
         group_id: Some(GroupId::from_bytes([0, 0, 0, 0, 0, 1])),
-        payload: format!("{{\"n\":{n}}}"),
+        payload: payload(kind, n),
         run_after_ms: at_ms,
     }
 }

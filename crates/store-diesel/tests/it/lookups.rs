@@ -1,7 +1,7 @@
 //! Reads by id alone (operator commands), the latest job result, and a partner's activity.
 
 use domain::enrollment::{Enrollment, OnboardingMode};
-use domain::event::{DeliveryState, EventType, NewEvent};
+use domain::event::{DeliveryState, NewEvent};
 use domain::group::{CompanyState, GroupStatus};
 use domain::ids::{EnrollmentId, GroupId, JobId, PartnerId, QuoteId};
 use domain::job::{JobKind, NewJob};
@@ -11,7 +11,6 @@ use domain::quote::{Quote, QuoteKind, QuoteStatus};
 use domain::scope::Scope;
 use domain::services::quotes::group_pricing_digest;
 use domain::store::{Conflict, StoreError};
-use serde_json::json;
 use store_diesel::Stores;
 
 use crate::census::{member, write};
@@ -20,7 +19,7 @@ use crate::harness::{TestDb, partner};
 use crate::on_both;
 use crate::outbox::event;
 
-fn quote(n: u16, scope: &Scope, group: &GroupId, at: i64) -> Quote {
+pub fn quote(n: u16, scope: &Scope, group: &GroupId, at: i64) -> Quote {
     let [a, b] = n.to_be_bytes();
     Quote {
         kind: QuoteKind::Quote,
@@ -31,16 +30,12 @@ fn quote(n: u16, scope: &Scope, group: &GroupId, at: i64) -> Quote {
         status: QuoteStatus::InReview,
         rating_digest: Some(format!("digest-{n}")),
         expires_at: at + 30 * 86_400,
-        body: json!({
-            "pricingBasis": "market_rates",
-            "plan": {"id": "diamond", "name": "Diamond"},
-            "monthly": {"totalCents": 123_456, "pepmCents": 61_728},
-        }),
+        body: domain::document::fixtures::market_document(),
         created_at: at,
     }
 }
 
-fn enrollment(n: u16, q: &Quote, at: i64) -> Enrollment {
+pub fn enrollment(n: u16, q: &Quote, at: i64) -> Enrollment {
     let [a, b] = n.to_be_bytes();
     Enrollment {
         id: EnrollmentId::from_bytes([0, 0, 0, 0xe0, a, b]),
@@ -48,7 +43,7 @@ fn enrollment(n: u16, q: &Quote, at: i64) -> Enrollment {
         group_id: q.group_id.clone(),
         quote_id: q.id.clone(),
         onboarding_mode: OnboardingMode::Embedded,
-        body: json!({"status": "onboarding", "startDate": "2026-12-01"}),
+        body: domain::document::fixtures::enrollment(),
         created_at: at,
     }
 }
@@ -57,9 +52,8 @@ fn job(n: u8, scope: &Scope, group: &GroupId, kind: JobKind, at_ms: i64) -> NewJ
     NewJob {
         id: JobId::from_bytes([0, 2, 0, 0, 0, n]),
         scope: scope.clone(),
-        kind,
         group_id: Some(group.clone()),
-        payload: "{}".to_owned(),
+        payload: crate::jobs::payload(kind, u32::from(n)),
         run_after_ms: at_ms,
     }
 }
@@ -69,7 +63,7 @@ async fn run_to_done(s: &Stores, j: &NewJob, result: Option<&str>) {
     s.jobs.enqueue(j).await.unwrap();
     let c = s
         .jobs
-        .claim_job(&[j.kind], j.run_after_ms, 60_000)
+        .claim_job(&[j.kind()], j.run_after_ms, 60_000)
         .await
         .unwrap()
         .unwrap();
@@ -248,8 +242,7 @@ on_both!(the_latest_result_is_the_newest_done_jobs_of_the_scope);
 
 fn ping(n: u32, scope: &Scope) -> NewEvent {
     NewEvent {
-        event_type: EventType::Ping,
-        data: json!({}),
+        data: domain::event::EventData::Ping {},
         ..event(n, scope, 10)
     }
 }

@@ -14,6 +14,7 @@ mod harness;
 
 mod census;
 mod crash;
+mod documents;
 mod groups;
 mod idempotency;
 mod jobs;

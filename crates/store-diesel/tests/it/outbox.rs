@@ -4,14 +4,14 @@
 
 use std::collections::HashSet;
 
-use domain::event::{DeliveryState, EventType, NewEvent};
+use domain::document::event::GroupStateChanged;
+use domain::event::{DeliveryState, EventData, NewEvent};
 use domain::group::{CompanyState, GroupStatus};
-use domain::ids::EventId;
+use domain::ids::{EventId, GroupId};
 use domain::mode::Mode;
 use domain::page::PageRequest;
 use domain::scope::Scope;
 use domain::store::{Conflict, StoreError};
-use serde_json::json;
 
 use crate::groups::group;
 use crate::harness::{TestDb, partner};
@@ -22,9 +22,13 @@ pub fn event(n: u32, scope: &Scope, at: i64) -> NewEvent {
     NewEvent {
         id: EventId::from_bytes([0, 0, a, b, c, d]),
         scope: scope.clone(),
-        event_type: EventType::GroupStateChanged,
         created_at: at,
-        data: json!({ "n": n }),
+        data: EventData::GroupStateChanged(GroupStateChanged {
+            group_id: GroupId::from_bytes([0, 0, 0, 0, 0, 1]),
+            company_domain: format!("d{n}.example.com"),
+            previous_state: "sandbox".to_owned(),
+            state: "prod".to_owned(),
+        }),
     }
 }
 

@@ -9,6 +9,7 @@ use time::macros::date;
 
 use super::*;
 use crate::census::{CensusOutcome, rating_digest};
+use crate::document::JobPayload;
 use crate::group::{Group, GroupStatus};
 use crate::ids::{JobId, MemberId, PartnerId};
 use crate::mode::Mode;
@@ -160,7 +161,10 @@ fn only_write(writes: &Arc<Mutex<Vec<CensusWrite>>>) -> CensusWrite {
 }
 
 fn payload(write: &CensusWrite) -> serde_json::Value {
-    serde_json::from_str(&write.job.as_ref().unwrap().payload).unwrap()
+    match &write.job.as_ref().unwrap().payload {
+        JobPayload::MarketComparison(counts) => serde_json::to_value(counts).unwrap(),
+        other => panic!("not a market comparison: {other:?}"),
+    }
 }
 
 fn fields(errors: &[FieldError]) -> Vec<&str> {
@@ -285,7 +289,6 @@ async fn valid_rows_are_written_once_with_fresh_ids_their_digest_and_a_market_co
         job: Some(NewJob {
             id: JobId::parse("job_000000000004").unwrap(),
             scope: scope(),
-            kind: JobKind::MarketComparison,
             group_id: Some(group_id()),
             payload: write.job.as_ref().unwrap().payload.clone(),
             run_after_ms: NOW_MS,
@@ -295,7 +298,7 @@ async fn valid_rows_are_written_once_with_fresh_ids_their_digest_and_a_market_co
     assert_eq!(write, expected);
     assert_eq!(
         payload(&write),
-        serde_json::json!({ "received": 3, "accepted": 3, "errorCount": 0 })
+        serde_json::json!({ "received": 3, "accepted": 3, "error_count": 0 })
     );
 }
 
@@ -390,12 +393,12 @@ async fn zero_rows_is_a_valid_write_that_empties_the_census() {
     assert_eq!(write.rating_digest, rating_digest(&[]));
     assert_eq!(write.now, NOW);
     let job = write.job.as_ref().unwrap();
-    assert_eq!(job.kind, JobKind::MarketComparison);
+    assert_eq!(job.kind(), crate::job::JobKind::MarketComparison);
     assert_eq!(job.group_id, Some(group_id()));
     assert_eq!(job.scope, scope());
     assert_eq!(
         payload(&write),
-        serde_json::json!({ "received": 0, "accepted": 0, "errorCount": 0 })
+        serde_json::json!({ "received": 0, "accepted": 0, "error_count": 0 })
     );
 }
 
@@ -440,7 +443,7 @@ async fn invalid_rows_come_back_with_their_index_and_are_not_written() {
     assert_eq!(write.rating_digest, rating_digest(&write.rows));
     assert_eq!(
         payload(&write),
-        serde_json::json!({ "received": 5, "accepted": 2, "errorCount": 3 })
+        serde_json::json!({ "received": 5, "accepted": 2, "error_count": 3 })
     );
 }
 

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 
 use super::*;
+use crate::event::EventType;
 use crate::ids::PartnerId;
 use crate::ports::{MockClock, MockEntropy};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
@@ -124,7 +125,7 @@ fn quote(sc: &Scope) -> Quote {
         // Priced on the group's census "d1", no address ZIP.
         rating_digest: Some(crate::census::pricing_digest("d1", None)),
         expires_at: NOW + 86_400,
-        body: json!({"pricingBasis": "market_rates", "planYearStartDate": "2026-12-01"}),
+        body: crate::document::fixtures::market_document(),
         created_at: NOW - 60,
     }
 }
@@ -239,24 +240,24 @@ async fn create_inserts_the_enrollment_with_its_event() {
     );
     assert_eq!(e.onboarding_mode, OnboardingMode::Hosted);
     assert!(e.id.as_str().starts_with("enr_"));
-    assert_eq!(event.event_type, EventType::EnrollmentCreated);
+    assert_eq!(event.event_type(), EventType::EnrollmentCreated);
     assert_eq!((&event.scope, event.created_at), (&scope(), NOW));
     assert_eq!(
-        event.data,
+        event.data.data(),
         json!({
-            "enrollmentId": e.id.as_str(),
-            "groupId": group_id().as_str(),
-            "quoteId": quote_id().as_str(),
-            "startDate": "2026-12-01",
-            "companyDomain": "acme.com",
-            "onboardingMode": "hosted",
+            "enrollment_id": e.id.as_str(),
+            "group_id": group_id().as_str(),
+            "quote_id": quote_id().as_str(),
+            "start_date": "2026-12-01",
+            "company_domain": "acme.com",
+            "onboarding_mode": "hosted",
         })
     );
-    let b = &e.body;
+    let b = &serde_json::to_value(&e.body).unwrap();
     assert_eq!(b["status"], "onboarding");
-    assert_eq!(b["startDate"], "2026-12-01");
-    assert_eq!(b["companyDomain"], "acme.com");
-    assert_eq!(b["nextSteps"].as_array().unwrap().len(), 4);
+    assert_eq!(b["start_date"], "2026-12-01");
+    assert_eq!(b["company_domain"], "acme.com");
+    assert_eq!(b["next_steps"].as_array().unwrap().len(), 4);
 }
 
 #[tokio::test]
@@ -269,7 +270,7 @@ async fn a_second_enrollment_is_refused_before_the_quote_is_read() {
             group_id: group_id(),
             quote_id: quote_id(),
             onboarding_mode: OnboardingMode::Hosted,
-            body: json!({}),
+            body: crate::document::fixtures::enrollment(),
             created_at: NOW - 10,
         }))
     });
@@ -335,14 +336,14 @@ async fn a_held_domain_is_a_conflict_with_its_message() {
 async fn the_hosted_portal_suppresses_invites_in_test_mode_only() {
     for (sc, suppressed) in [(scope(), true), (live(), false)] {
         let (_, e, _) = create_ok(&sc, input(OnboardingMode::Hosted)).await;
-        let portal = &e.body["employerPortal"];
-        assert_eq!(portal["inviteSuppressed"], suppressed, "{:?}", sc.mode);
+        let portal = &serde_json::to_value(&e.body).unwrap()["employer_portal"];
+        assert_eq!(portal["invite_suppressed"], suppressed, "{:?}", sc.mode);
         assert_eq!(portal["provisioned"], true);
         assert_eq!(
-            portal["signinUrl"],
+            portal["signin_url"],
             format!("{PORTAL_BASE_URL}/signin?company=acme.com")
         );
-        let url = portal["setPasswordUrl"].as_str().unwrap();
+        let url = portal["set_password_url"].as_str().unwrap();
         let token = url
             .strip_prefix(&format!("{PORTAL_BASE_URL}/set-password?token="))
             .unwrap();
@@ -354,21 +355,30 @@ async fn the_hosted_portal_suppresses_invites_in_test_mode_only() {
 async fn an_embedded_enrollment_has_no_employer_portal() {
     let (_, e, event) = create_ok(&scope(), input(OnboardingMode::Embedded)).await;
     assert_eq!(e.onboarding_mode, OnboardingMode::Embedded);
-    assert!(e.body.get("employerPortal").is_none(), "{}", e.body);
-    assert_eq!(event.data["onboardingMode"], "embedded");
-    assert_eq!(e.body["nextSteps"][3], "Submit member elections.");
+    assert!(e.body.employer_portal.is_none(), "{:?}", e.body);
+    assert_eq!(event.data.data()["onboarding_mode"], "embedded");
+    assert_eq!(
+        serde_json::to_value(&e.body).unwrap()["next_steps"][3],
+        "Submit member elections."
+    );
 }
 
 #[tokio::test]
 async fn the_start_date_defaults_to_the_quotes_plan_year_start() {
     let (_, e, event) = create_ok(&scope(), input(OnboardingMode::Hosted)).await;
-    assert_eq!(e.body["startDate"], "2026-12-01");
-    assert_eq!(event.data["startDate"], "2026-12-01");
+    assert_eq!(
+        serde_json::to_value(&e.body).unwrap()["start_date"],
+        "2026-12-01"
+    );
+    assert_eq!(event.data.data()["start_date"], "2026-12-01");
     let mut given = input(OnboardingMode::Hosted);
     given.start_date = Some(time::macros::date!(2027 - 01 - 01));
     let (_, e, event) = create_ok(&scope(), given).await;
-    assert_eq!(e.body["startDate"], "2027-01-01");
-    assert_eq!(event.data["startDate"], "2027-01-01");
+    assert_eq!(
+        serde_json::to_value(&e.body).unwrap()["start_date"],
+        "2027-01-01"
+    );
+    assert_eq!(event.data.data()["start_date"], "2027-01-01");
 }
 
 // ---------------------------------------------------------------------------
@@ -389,14 +399,14 @@ fn advancing(sc: &Scope) -> MockGroupStore {
                 && *state == Some(CompanyState::Prod)
                 && *now == NOW
                 && events.len() == 1
-                && events[0].event_type == EventType::GroupStateChanged
+                && events[0].event_type() == EventType::GroupStateChanged
                 && events[0].scope == s
                 && events[0].created_at == NOW
-                && events[0].data
+                && events[0].data.data()
                     == json!({
-                        "groupId": group_id().as_str(),
-                        "companyDomain": "acme.com",
-                        "previousState": "sandbox",
+                        "group_id": group_id().as_str(),
+                        "company_domain": "acme.com",
+                        "previous_state": "sandbox",
                         "state": "prod",
                     })
         })

@@ -1,6 +1,7 @@
 //! Unit tests of the events service: the 30-day window on lists and reads.
 
 use super::*;
+use crate::document::EventData;
 use crate::event::{DeliveryState, EventType, NewEvent};
 use crate::ids::PartnerId;
 use crate::mode::Mode;
@@ -25,9 +26,12 @@ fn stored(created_at: i64) -> Event {
         event: NewEvent {
             id: EventId::from_bytes([2; 6]),
             scope: scope(),
-            event_type: EventType::QuoteFinalized,
-            created_at,
-            data: serde_json::json!({"quoteId": "qt_020202020202"}),
+                        created_at,
+            data: EventData::from_stored(
+                EventType::QuoteFinalized,
+                r#"{"quoteId": "qt_020202020202", "groupId": "grp_020202020202", "status": "ready"}"#,
+            )
+            .unwrap(),
         },
         state: DeliveryState::Delivered,
         attempts: 1,

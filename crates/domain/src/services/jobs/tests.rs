@@ -5,6 +5,8 @@ use std::sync::Arc;
 use mockall::Sequence;
 
 use super::*;
+use crate::document::EventData;
+use crate::document::JobPayload;
 use crate::event::EventType;
 use crate::ids::{EventId, GroupId, PartnerId};
 use crate::job::{JobState, NewJob};
@@ -36,9 +38,12 @@ fn claimed(attempts: u32) -> Job {
         job: NewJob {
             id: job_id(),
             scope: scope(),
-            kind: JobKind::MarketComparison,
             group_id: Some(GroupId::from_bytes([0x42; 6])),
-            payload: r#"{"received":1,"accepted":1,"errorCount":0}"#.to_owned(),
+            payload: JobPayload::from_stored(
+                JobKind::MarketComparison,
+                r#"{"received":1,"accepted":1,"errorCount":0}"#,
+            )
+            .unwrap(),
             run_after_ms: NOW_MS - 10_000,
         },
         state: JobState::Running,
@@ -51,9 +56,12 @@ fn events() -> Vec<NewEvent> {
     vec![NewEvent {
         id: EventId::from_bytes([0xe1; 6]),
         scope: scope(),
-        event_type: EventType::CensusProcessed,
         created_at: NOW_MS / 1000,
-        data: serde_json::json!({ "groupId": "grp_424242424242", "memberCount": 1 }),
+        data: EventData::from_stored(
+            EventType::CensusProcessed,
+            r#"{"groupId": "grp_424242424242", "received": 1, "accepted": 1, "memberCount": 1, "errorCount": 0}"#,
+        )
+        .unwrap(),
     }]
 }
 

@@ -8,7 +8,8 @@ use async_trait::async_trait;
 use pricing_core::census::date_opt;
 use pricing_core::{CensusRules, PriceOnPlanRequest, PricingContext};
 
-use super::{Payload, PriceOnPlan};
+use super::{PriceOnPlan, PricingPayload};
+use crate::document::JobPayload;
 use crate::job::Job;
 use crate::quote::QuoteStatus;
 use crate::services::jobs::{JobHandler, JobOutput};
@@ -31,8 +32,12 @@ impl PriceOnPlanHandler {
 #[async_trait]
 impl JobHandler for PriceOnPlanHandler {
     async fn run(&self, job: &Job) -> Result<JobOutput, String> {
-        let payload: Payload = serde_json::from_str(&job.job.payload)
-            .map_err(|e| format!("the job's payload does not read: {e}"))?;
+        let payload: PricingPayload = match &job.job.payload {
+            JobPayload::PriceOnPlan(p) => (**p).clone(),
+            JobPayload::MarketComparison(_) => {
+                return Err("a price-on-plan job needs a pricing payload".to_owned());
+            }
+        };
         let scope = &job.job.scope;
         let quote = match self.service.quotes.quote(scope, &payload.quote_id).await {
             Ok(q) => q,
@@ -48,7 +53,7 @@ impl JobHandler for PriceOnPlanHandler {
             .map_err(|e| format!("plan_year_start: {e}"))?;
         let card = Arc::clone(&self.service.card);
         let partner = scope.partner.to_string();
-        let Payload {
+        let PricingPayload {
             require_dob,
             company_zip,
             census,

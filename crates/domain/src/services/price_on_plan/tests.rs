@@ -10,6 +10,8 @@ use serde_json::json;
 use time::macros::date;
 
 use super::*;
+use crate::document::JobPayload;
+use crate::document::QuoteDocument;
 use crate::group::GroupStatus;
 use crate::ids::{GroupId, PartnerId};
 use crate::job::{Job, JobState};
@@ -97,7 +99,7 @@ fn pending_quote(group: &GroupId) -> Quote {
         status: QuoteStatus::Pricing,
         rating_digest: None,
         expires_at: NOW + 86_400,
-        body: serde_json::to_value(Document {
+        body: QuoteDocument::PriceOnPlan(Box::new(Document {
             plan_year_start: "2026-12-01".to_owned(),
             preview: Preview {
                 pricing_method: pricing_core::price_on_plan::PricingMethod::CostPlus,
@@ -117,8 +119,7 @@ fn pending_quote(group: &GroupId) -> Quote {
             estimated_ready_at: NOW + 1,
             generated_at: None,
             answer: None,
-        })
-        .unwrap(),
+        })),
         created_at: NOW,
     }
 }
@@ -176,9 +177,8 @@ async fn a_repeat_finds_its_finished_or_pending_quote_but_not_one_whose_job_gave
                     job: NewJob {
                         id: JobId::from_bytes([1; 6]),
                         scope: scope(),
-                        kind: JobKind::PriceOnPlan,
                         group_id: None,
-                        payload: String::new(),
+                        payload: JobPayload::MarketComparison(Default::default()),
                         run_after_ms: 0,
                     },
                     state: JobState::Running,
@@ -282,7 +282,7 @@ fn recording_quotes(
         .expect_update_quote()
         .returning(move |_, _, status, body, events| {
             assert!(events.is_empty());
-            assert!(body["answer"].is_object());
+            assert!(body.price_on_plan().unwrap().answer.is_some());
             updated.lock().unwrap().push(status);
             Ok(())
         });
@@ -309,7 +309,7 @@ async fn with_a_zero_budget_the_lead_is_stored_with_a_queued_job_and_answered_pe
     assert_eq!(q.request_digest.as_deref(), Some("digest"));
     let stored = lead.lock().unwrap().clone().unwrap();
     assert_eq!(stored.claimed_until_ms, None, "queued for the worker");
-    assert_eq!(stored.job.kind, JobKind::PriceOnPlan);
+    assert_eq!(stored.job.kind(), JobKind::PriceOnPlan);
     assert_eq!(stored.group.status, GroupStatus::Quoted);
     assert_eq!(stored.group.census_member_count, 3);
     assert_eq!(stored.census.rows.len(), 3);

@@ -14,7 +14,9 @@ use time::Date;
 
 use super::{context, date_of, fallback_zip, next_month_start};
 use crate::census::rating_digest;
-use crate::event::{EventType, NewEvent};
+use crate::document::event::CensusProcessed;
+use crate::document::{EventData, JobPayload};
+use crate::event::NewEvent;
 use crate::job::Job;
 use crate::ports::{Clock, Entropy, Minter};
 use crate::services::jobs::{JobHandler, JobOutput};
@@ -61,15 +63,6 @@ impl Comparison {
     }
 }
 
-/// The census-processed counts the census write put in the job's payload.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct Payload {
-    received: u64,
-    accepted: u64,
-    error_count: u64,
-}
-
 /// Runs market-comparison jobs.
 #[derive(Clone)]
 pub struct ComparisonHandler {
@@ -111,7 +104,12 @@ impl JobHandler for ComparisonHandler {
         let Some(group_id) = job.job.group_id.as_ref() else {
             return Err("a market comparison needs a group".to_owned());
         };
-        let payload: Payload = serde_json::from_str(&job.job.payload).unwrap_or_default();
+        let counts = match &job.job.payload {
+            JobPayload::MarketComparison(c) => *c,
+            JobPayload::PriceOnPlan(_) => {
+                return Err("a market comparison needs the census counts".to_owned());
+            }
+        };
         let group = match self.groups.group(scope, group_id).await {
             Ok(g) => g,
             // The group is gone: nothing to compare, nothing to announce.
@@ -162,14 +160,13 @@ impl JobHandler for ComparisonHandler {
         let event = NewEvent {
             id: minter.event_id(),
             scope: scope.clone(),
-            event_type: EventType::CensusProcessed,
             created_at: now,
-            data: serde_json::json!({
-                "groupId": group_id.as_str(),
-                "received": payload.received,
-                "accepted": payload.accepted,
-                "memberCount": member_count,
-                "errorCount": payload.error_count,
+            data: EventData::CensusProcessed(CensusProcessed {
+                group_id: group_id.clone(),
+                received: counts.received,
+                accepted: counts.accepted,
+                member_count: u64::try_from(member_count).unwrap_or(u64::MAX),
+                error_count: counts.error_count,
             }),
         };
         Ok(JobOutput {

@@ -7,6 +7,8 @@ use time::macros::date;
 
 use super::*;
 use crate::census::StoredMember;
+use crate::document::JobPayload;
+use crate::event::EventType;
 use crate::group::GroupStatus;
 use crate::ids::{JobId, MemberId, PartnerId};
 use crate::job::{Job, JobState, NewJob};
@@ -188,9 +190,8 @@ fn open_job() -> Job {
         job: NewJob {
             id: JobId::from_bytes([0x0b; 6]),
             scope: scope(),
-            kind: JobKind::MarketComparison,
             group_id: Some(group_id()),
-            payload: "{}".to_owned(),
+            payload: JobPayload::MarketComparison(Default::default()),
             run_after_ms: NOW_MS,
         },
         state: JobState::Queued,
@@ -308,7 +309,7 @@ async fn create_with(members: &[CensusMember], cache: Option<String>) -> Quote {
 }
 
 fn total_cents(q: &Quote) -> i64 {
-    q.body["monthly"]["totalCents"].as_i64().unwrap()
+    q.body.market().unwrap().monthly.total_cents
 }
 
 // ---------------------------------------------------------------------------
@@ -378,18 +379,18 @@ async fn a_quote_is_inserted_ready_with_its_digest_expiry_and_figures() {
         Some(crate::census::pricing_digest(&rating_digest(&census), None).as_str())
     );
     assert!(q.id.as_str().starts_with("qt_"));
-    let b = &q.body;
-    assert_eq!(b["pricingBasis"], "market_rates");
+    let b = &serde_json::to_value(q.body.market().unwrap()).unwrap();
+    assert_eq!(b["pricing_basis"], "market_rates");
     assert_eq!(b["plan"]["id"], "diamond");
-    assert_eq!(b["planYearStartDate"], "2026-12-01");
+    assert_eq!(b["plan_year_start_date"], "2026-12-01");
     assert_eq!(b["census"]["employees"], 3);
     assert!(total_cents(&q) > 0);
     assert_eq!(
-        b["annual"]["totalCents"].as_i64(),
+        b["annual"]["total_cents"].as_i64(),
         Some(12 * total_cents(&q))
     );
-    assert!(b["monthly"]["pepmCents"].as_i64().unwrap() > 0);
-    assert_eq!(b["employeeContribution"]["employerContributionPct"], 100);
+    assert!(b["monthly"]["pepm_cents"].as_i64().unwrap() > 0);
+    assert_eq!(b["employee_contribution"]["employer_contribution_pct"], 100);
     assert_eq!(b["comparison"]["basis"], "benchmark");
 }
 
@@ -401,7 +402,10 @@ async fn over_two_hundred_employees_a_quote_is_in_review() {
     );
     let q = create_with(&members(201), None).await;
     assert_eq!(q.status, QuoteStatus::InReview);
-    assert_eq!(q.body["census"]["employees"], 201);
+    assert_eq!(
+        serde_json::to_value(q.body.market().unwrap()).unwrap()["census"]["employees"],
+        201
+    );
 }
 
 /// The real simulation with the first household's layer raised.
@@ -502,7 +506,7 @@ fn stored_quote(sc: &Scope, status: QuoteStatus) -> Quote {
         status,
         rating_digest: Some("d1".to_owned()),
         expires_at: NOW + 86_400,
-        body: serde_json::json!({"pricingBasis": "market_rates", "monthly": {"totalCents": 1}}),
+        body: crate::document::fixtures::market_document(),
         created_at: NOW - 60,
     }
 }
@@ -526,13 +530,13 @@ fn finalizing_store(quote: Quote) -> MockQuoteStore {
                 && *status == QuoteStatus::Ready
                 && *body == quote.body
                 && events.len() == 1
-                && events[0].event_type == EventType::QuoteFinalized
+                && events[0].event_type() == EventType::QuoteFinalized
                 && events[0].scope == sc
                 && events[0].created_at == NOW
-                && events[0].data
+                && events[0].data.data()
                     == serde_json::json!({
-                        "quoteId": quote_id().as_str(),
-                        "groupId": group_id().as_str(),
+                        "quote_id": quote_id().as_str(),
+                        "group_id": group_id().as_str(),
                         "status": "ready",
                     })
         })

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 
 use super::*;
+use crate::document::EventData;
+use crate::event::EventType;
 use crate::ids::PartnerId;
 use crate::mode::Mode;
 use crate::partner::Partner;
@@ -115,9 +117,12 @@ fn event(attempts: u32) -> Event {
         event: NewEvent {
             id: EventId::from_bytes([0xe0; 6]),
             scope: scope(),
-            event_type: EventType::CensusProcessed,
             created_at: NOW - 5,
-            data: json!({"groupId": "grp_424242424242", "memberCount": 3}),
+            data: EventData::from_stored(
+                EventType::CensusProcessed,
+                r#"{"groupId": "grp_424242424242", "received": 3, "accepted": 3, "memberCount": 3, "errorCount": 0}"#,
+            )
+            .unwrap(),
         },
         state: DeliveryState::Pending,
         attempts,
@@ -214,7 +219,7 @@ async fn the_test_ping_is_claimed_then_attempted_before_answering() {
     p.outbox
         .expect_append_claimed()
         .withf(|e, now, lease| {
-            e.event_type == EventType::Ping
+            e.event_type() == EventType::Ping
                 && *now == NOW_MS
                 && *lease == NOW_MS + DELIVERY_LEASE_MS
         })

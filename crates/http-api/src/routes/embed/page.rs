@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use domain::document::MarketQuote;
 
 /// Width of the chart's longest bar, in SVG units.
 const BAR_MAX: i64 = 360;
@@ -42,16 +42,6 @@ pub fn money(cents: i64) -> String {
         grouped.push(c);
     }
     format!("{sign}${grouped}.{:02}", abs % 100)
-}
-
-/// The integer at `path` in the quote document (0 when absent).
-fn cents(doc: &Value, path: &str) -> i64 {
-    doc.pointer(path).and_then(Value::as_i64).unwrap_or(0)
-}
-
-/// The text at `path` in the quote document (empty when absent).
-fn text<'a>(doc: &'a Value, path: &str) -> &'a str {
-    doc.pointer(path).and_then(Value::as_str).unwrap_or("")
 }
 
 /// The page around `body`.
@@ -111,29 +101,26 @@ viewBox=\"0 0 640 130\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"syste
     svg
 }
 
-/// The offer page of the quote document `doc` (the Quote resource in
-/// camelCase), valid until `expires` (RFC 3339).
+/// The offer page of a market quote's figures, valid until `expires`
+/// (RFC 3339).
 #[must_use]
-pub fn offer(doc: &Value, expires: &str) -> String {
-    let plan = text(doc, "/plan/name");
-    let total = cents(doc, "/monthly/totalCents");
-    let pepm = cents(doc, "/monthly/pepmCents");
-    let annual = cents(doc, "/annual/totalCents");
-    let prior_pepm = cents(doc, "/comparison/priorPepmCents");
-    let savings_monthly = cents(doc, "/comparison/savingsMonthlyCents");
-    let savings_annual = cents(doc, "/comparison/savingsAnnualCents");
-    let savings_pct = doc
-        .pointer("/comparison/savingsPct")
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    let prior_label = if text(doc, "/comparison/basis") == "current_coverage" {
+pub fn offer(doc: &MarketQuote, expires: &str) -> String {
+    let plan = doc.plan.name.as_str();
+    let total = doc.monthly.total_cents;
+    let pepm = doc.monthly.pepm_cents;
+    let annual = doc.annual.total_cents;
+    let prior_pepm = doc.comparison.prior_pepm_cents;
+    let savings_monthly = doc.comparison.savings_monthly_cents;
+    let savings_annual = doc.comparison.savings_annual_cents;
+    let savings_pct = doc.comparison.savings_pct.to_string();
+    let prior_label = if doc.comparison.basis == "current_coverage" {
         "Current coverage"
     } else {
         "Benchmark plan"
     };
     let benchmark = [
-        text(doc, "/benchmark/carrier"),
-        text(doc, "/benchmark/planName"),
+        doc.benchmark.carrier.as_str(),
+        doc.benchmark.plan_name.as_str(),
     ]
     .into_iter()
     .filter(|s| !s.is_empty())
@@ -219,6 +206,9 @@ pub fn not_found() -> String {
 mod tests {
     use super::*;
 
+    /// A market quote's figures, as stored.
+    const MARKET: &str = r#"{"v":1,"doc":{"annual":{"total_cents":2777472},"assumptions":[],"benchmark":{"carrier":"Local market","metal_tier":"Platinum","monthly_cents":301234,"network":"PPO","pepm_cents":150617,"plan_name":"Platinum PPO (IL-01)"},"census":{"covered_lives":3,"employees":2,"tiers":{"employee_children":1,"employee_only":1,"employee_spouse":0,"family":0}},"comparison":{"basis":"current_coverage","prior_pepm_cents":156000,"savings_annual_cents":966528,"savings_monthly_cents":80544,"savings_pct":26},"employee_contribution":{"employer_contribution_pct":100,"premium_cents":0},"funding_breakdown":{"admin_fees_pct":7,"care_navigation_pct":8,"expected_claims_pct":70,"note":"Illustrative split.","stop_loss_pct":15},"monthly":{"by_tier":{"employee_children":{"avg_cents":151146,"count":1},"employee_only":{"avg_cents":80310,"count":1},"employee_spouse":{"avg_cents":0,"count":0},"family":{"avg_cents":0,"count":0}},"pepm_cents":115728,"total_cents":231456},"plan":{"id":"diamond","name":"Diamond"},"plan_year_start_date":"2026-12-01","pricing":{"source":"rate-card 2026.1 default","updated_at":null},"pricing_basis":"market_rates"}}"#;
+
     #[test]
     fn money_is_dollars_with_two_decimals() {
         for (c, s) in [
@@ -238,7 +228,9 @@ mod tests {
             escape("<a href='x'>&\""),
             "&lt;a href=&#39;x&#39;&gt;&amp;&quot;"
         );
-        let doc = serde_json::json!({"plan": {"name": "<script>"}, "monthly": {"totalCents": 100}});
+        let mut doc: MarketQuote =
+            domain::document::from_stored(MARKET, domain::document::Legacy::Snake).unwrap();
+        doc.plan.name = "<script>".to_owned();
         let html = offer(&doc, "soon");
         assert!(!html.contains("<script>") && html.contains("&lt;script&gt;"));
     }

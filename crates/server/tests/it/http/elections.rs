@@ -69,8 +69,8 @@ async fn deductions(app: &TestApp, partner: &Partner, mode: Mode) -> Vec<Value> 
         .unwrap();
     page.items
         .into_iter()
-        .filter(|e| e.event.event_type == EventType::DeductionsChanged)
-        .map(|e| e.event.data)
+        .filter(|e| e.event.event_type() == EventType::DeductionsChanged)
+        .map(|e| domain::document::recase(e.event.data.data(), &domain::document::snake_to_camel))
         .collect()
 }
 

@@ -192,8 +192,12 @@ where
         let of_kind = events
             .items
             .into_iter()
-            .filter(|e| e.event.event_type == kind);
-        of_kind.map(|e| e.event.data).collect()
+            .filter(|e| e.event.event_type() == kind);
+        of_kind
+            .map(|e| {
+                domain::document::recase(e.event.data.data(), &domain::document::snake_to_camel)
+            })
+            .collect()
     }
 }
 

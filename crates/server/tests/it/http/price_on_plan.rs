@@ -952,11 +952,14 @@ async fn an_in_review_answer_is_finalized_like_any_quote(db: TestDb) {
         .items
         .into_iter()
         .map(|e| e.event)
-        .filter(|e| e.event_type == domain::event::EventType::QuoteFinalized)
+        .filter(|e| e.event_type() == domain::event::EventType::QuoteFinalized)
         .collect();
     assert_eq!(finalized.len(), 1);
     let data = json!({"quoteId": qid, "groupId": gid, "status": "ready"});
-    assert_eq!(finalized[0].data, data);
+    assert_eq!(
+        domain::document::recase(finalized[0].data.data(), &domain::document::snake_to_camel),
+        data
+    );
     // ... and the quote reads back `ready`, every version with it.
     let read = send(&svc, get(&format!("/v1/quotes/{qid}"), &key)).await;
     assert_eq!(read.status, 200, "{}", read.body);

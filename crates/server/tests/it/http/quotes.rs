@@ -125,7 +125,7 @@ async fn events(app: &TestApp, partner: &Partner, kind: EventType) -> Vec<NewEve
         .await
         .unwrap();
     let all = page.items.into_iter().map(|e| e.event);
-    all.filter(|e| e.event_type == kind).collect()
+    all.filter(|e| e.event_type() == kind).collect()
 }
 
 crate::http_on_both!(a_quote_prices_the_stored_census);
@@ -524,7 +524,7 @@ async fn finalize_makes_an_in_review_quote_ready(db: TestDb) {
     let finalized = events(&app, &partner, EventType::QuoteFinalized).await;
     assert_eq!(finalized.len(), 1);
     assert_eq!(
-        finalized[0].data,
+        domain::document::recase(finalized[0].data.data(), &domain::document::snake_to_camel),
         json!({"quoteId": qid, "groupId": gid, "status": "ready"})
     );
     assert_eq!(finalized[0].created_at, T0 + 10);
@@ -552,7 +552,10 @@ async fn the_comparison_job_announces_census_processed(db: TestDb) {
     assert_eq!(processed.len(), 1);
     let data =
         json!({"groupId": gid, "received": 5, "accepted": 4, "memberCount": 4, "errorCount": 1});
-    assert_eq!(processed[0].data, data);
+    assert_eq!(
+        domain::document::recase(processed[0].data.data(), &domain::document::snake_to_camel),
+        data
+    );
     assert_eq!(processed[0].created_at, T0);
 }
 

@@ -62,7 +62,7 @@ async fn of_two_concurrent_go_lives_one_wins(db: TestDb) {
     let went_live = events
         .items
         .iter()
-        .filter(|e| e.event.event_type == EventType::GroupStateChanged)
+        .filter(|e| e.event.event_type() == EventType::GroupStateChanged)
         .count();
     assert_eq!(went_live, 5, "one group.state_changed per group");
 }
@@ -118,7 +118,7 @@ async fn of_two_concurrent_finalizations_one_wins(db: TestDb) {
     let finalized = events
         .items
         .iter()
-        .filter(|e| e.event.event_type == EventType::QuoteFinalized)
+        .filter(|e| e.event.event_type() == EventType::QuoteFinalized)
         .count();
     assert_eq!(finalized, 5, "one quote.finalized per quote");
 }

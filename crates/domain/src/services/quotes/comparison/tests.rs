@@ -7,6 +7,9 @@ use time::macros::date;
 
 use super::*;
 use crate::census::StoredMember;
+use crate::document::EventData;
+use crate::document::JobPayload;
+use crate::event::EventType;
 use crate::group::{Group, GroupStatus};
 use crate::ids::{GroupId, JobId, MemberId, PartnerId};
 use crate::job::{JobKind, JobState, NewJob};
@@ -97,9 +100,12 @@ fn job(group: Option<GroupId>) -> Job {
         job: NewJob {
             id: JobId::from_bytes([0x0b; 6]),
             scope: scope(),
-            kind: JobKind::MarketComparison,
             group_id: group,
-            payload: r#"{"received":5,"accepted":3,"errorCount":2}"#.to_owned(),
+            payload: JobPayload::from_stored(
+                JobKind::MarketComparison,
+                r#"{"received":5,"accepted":3,"errorCount":2}"#,
+            )
+            .unwrap(),
             run_after_ms: NOW_MS - 1_000,
         },
         state: JobState::Running,
@@ -145,15 +151,19 @@ fn processed(member_count: u64) -> NewEvent {
     NewEvent {
         id: crate::ids::EventId::from_bytes([0x07; 6]),
         scope: scope(),
-        event_type: EventType::CensusProcessed,
         created_at: NOW,
-        data: serde_json::json!({
-            "groupId": group_id().as_str(),
-            "received": 5,
-            "accepted": 3,
-            "memberCount": member_count,
-            "errorCount": 2,
-        }),
+        data: EventData::from_stored(
+            EventType::CensusProcessed,
+            &(serde_json::json!({
+                "groupId": group_id().as_str(),
+                "received": 5,
+                "accepted": 3,
+                "memberCount": member_count,
+                "errorCount": 2,
+            }))
+            .to_string(),
+        )
+        .unwrap(),
     }
 }
 
@@ -245,22 +255,22 @@ async fn a_job_without_a_group_fails_without_reading_the_store() {
 }
 
 #[tokio::test]
-async fn an_unreadable_payload_counts_zero() {
+async fn a_payload_of_another_kind_fails_the_job() {
     let mut j = job(Some(group_id()));
-    j.job.payload = "not json".to_owned();
-    let out = handler(groups_answering(|| Ok(group())), census_holding(members()))
+    j.job.payload =
+        JobPayload::PriceOnPlan(Box::new(crate::services::price_on_plan::PricingPayload {
+            quote_id: crate::ids::QuoteId::from_bytes([2; 6]),
+            plan_year_start: "2026-12-01".to_owned(),
+            require_dob: false,
+            company_zip: None,
+            census: Vec::new(),
+            plan: None,
+            market_plans: Vec::new(),
+            assumptions: Vec::new(),
+        }));
+    let err = handler(MockGroupStore::new(), MockCensusStore::new())
         .run(&j)
         .await
-        .unwrap();
-    let data = &out.events[0].data;
-    assert_eq!(
-        (&data["received"], &data["accepted"], &data["errorCount"]),
-        (
-            &serde_json::json!(0),
-            &serde_json::json!(0),
-            &serde_json::json!(0)
-        )
-    );
-    assert_eq!(data["memberCount"], 4);
-    assert!(out.result.is_some());
+        .unwrap_err();
+    assert!(err.contains("census counts"), "{err}");
 }

@@ -1,0 +1,163 @@
+//! An event's payload (`data`), one variant per event type. Stored in
+//! snake_case; the envelope re-cases it for HR platforms when it is
+//! answered or delivered.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{DocumentError, Legacy, stored_value, to_stored};
+use crate::event::EventType;
+use crate::ids::{EnrollmentId, GroupId, MemberId, QuoteId};
+
+/// `quote.finalized`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuoteFinalized {
+    /// The quote.
+    pub quote_id: QuoteId,
+    /// Its group.
+    pub group_id: GroupId,
+    /// Its status now (`ready`).
+    pub status: String,
+}
+
+/// `enrollment.created`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnrollmentCreated {
+    /// The enrollment.
+    pub enrollment_id: EnrollmentId,
+    /// Its group.
+    pub group_id: GroupId,
+    /// The quote it was made from.
+    pub quote_id: QuoteId,
+    /// Coverage start (`YYYY-MM-DD`).
+    pub start_date: String,
+    /// The group's domain.
+    pub company_domain: String,
+    /// `hosted` or `embedded`.
+    pub onboarding_mode: String,
+}
+
+/// `group.state_changed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupStateChanged {
+    /// The group.
+    pub group_id: GroupId,
+    /// Its domain.
+    pub company_domain: String,
+    /// The company state before.
+    pub previous_state: String,
+    /// The company state now.
+    pub state: String,
+}
+
+/// `census.processed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CensusProcessed {
+    /// The group.
+    pub group_id: GroupId,
+    /// Rows received by the write.
+    pub received: u64,
+    /// Rows accepted.
+    pub accepted: u64,
+    /// Members of the census now.
+    pub member_count: u64,
+    /// Rows refused.
+    pub error_count: u64,
+}
+
+/// One member's deduction in `deductions.changed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deduction {
+    /// The member.
+    pub member_id: MemberId,
+    /// The partner's id of the member.
+    pub external_id: Option<String>,
+    /// `enrolled` or `waived`.
+    pub election: String,
+    /// The tier, when enrolled.
+    pub tier: Option<String>,
+    /// Coverage start, when enrolled (`YYYY-MM-DD`).
+    pub effective_date: Option<String>,
+    /// The employee's monthly share, cents.
+    pub employee_monthly_cents: i64,
+    /// The employer's monthly share, cents.
+    pub employer_monthly_cents: i64,
+}
+
+/// `deductions.changed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeductionsChanged {
+    /// The group.
+    pub group_id: GroupId,
+    /// Every member whose election was written.
+    pub members: Vec<Deduction>,
+}
+
+/// An event's payload, by type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data")]
+pub enum EventData {
+    /// `ping`: an empty object.
+    #[serde(rename = "ping")]
+    Ping {},
+    /// `quote.finalized`.
+    #[serde(rename = "quote.finalized")]
+    QuoteFinalized(QuoteFinalized),
+    /// `enrollment.created`.
+    #[serde(rename = "enrollment.created")]
+    EnrollmentCreated(EnrollmentCreated),
+    /// `group.state_changed`.
+    #[serde(rename = "group.state_changed")]
+    GroupStateChanged(GroupStateChanged),
+    /// `census.processed`.
+    #[serde(rename = "census.processed")]
+    CensusProcessed(CensusProcessed),
+    /// `deductions.changed`.
+    #[serde(rename = "deductions.changed")]
+    DeductionsChanged(DeductionsChanged),
+}
+
+impl EventData {
+    /// The event type the payload belongs to.
+    #[must_use]
+    pub const fn event_type(&self) -> EventType {
+        match self {
+            Self::Ping {} => EventType::Ping,
+            Self::QuoteFinalized(_) => EventType::QuoteFinalized,
+            Self::EnrollmentCreated(_) => EventType::EnrollmentCreated,
+            Self::GroupStateChanged(_) => EventType::GroupStateChanged,
+            Self::CensusProcessed(_) => EventType::CensusProcessed,
+            Self::DeductionsChanged(_) => EventType::DeductionsChanged,
+        }
+    }
+
+    /// The payload alone, in snake_case (the envelope's `data`).
+    #[must_use]
+    pub fn data(&self) -> Value {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(mut map)) => map.remove("data").unwrap_or(Value::Null),
+            _ => Value::Null,
+        }
+    }
+
+    /// The stored form of the payload (the type is stored beside it).
+    ///
+    /// # Errors
+    /// When the payload does not serialize.
+    pub fn to_stored(&self) -> Result<String, serde_json::Error> {
+        to_stored(&self.data())
+    }
+
+    /// Reads the stored payload of an event of type `event_type` (current,
+    /// or bare camelCase as the previous version wrote it).
+    ///
+    /// # Errors
+    /// [`DocumentError`] when it does not read as that type's payload.
+    pub fn from_stored(event_type: EventType, text: &str) -> Result<Self, DocumentError> {
+        let data = stored_value(text, Legacy::Camel)?;
+        Ok(serde_json::from_value(serde_json::json!({
+            "type": event_type.as_str(),
+            "data": data,
+        }))?)
+    }
+}

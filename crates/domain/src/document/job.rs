@@ -1,0 +1,64 @@
+//! A job's payload, one variant per job kind. The kind is stored beside
+//! the payload.
+
+use serde::{Deserialize, Serialize};
+
+use super::{DocumentError, Legacy, from_stored, to_stored};
+use crate::job::JobKind;
+use crate::services::price_on_plan::PricingPayload;
+
+/// The census write's counts, announced by `census.processed` once the
+/// market comparison has run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CensusCounts {
+    /// Rows received.
+    pub received: u64,
+    /// Rows accepted.
+    pub accepted: u64,
+    /// Rows refused.
+    pub error_count: u64,
+}
+
+/// A job's payload, by kind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum JobPayload {
+    /// `market_comparison`: the counts of the census write that queued it.
+    MarketComparison(CensusCounts),
+    /// `price_on_plan`: everything needed to price the request again after
+    /// a restart.
+    PriceOnPlan(Box<PricingPayload>),
+}
+
+impl JobPayload {
+    /// The job kind the payload belongs to.
+    #[must_use]
+    pub const fn kind(&self) -> JobKind {
+        match self {
+            Self::MarketComparison(_) => JobKind::MarketComparison,
+            Self::PriceOnPlan(_) => JobKind::PriceOnPlan,
+        }
+    }
+
+    /// The stored form.
+    ///
+    /// # Errors
+    /// When the payload does not serialize.
+    pub fn to_stored(&self) -> Result<String, serde_json::Error> {
+        match self {
+            Self::MarketComparison(c) => to_stored(c),
+            Self::PriceOnPlan(p) => to_stored(p),
+        }
+    }
+
+    /// Reads the stored payload of a job of `kind` (current, or as the
+    /// previous version wrote it: camelCase counts, snake_case pricing).
+    ///
+    /// # Errors
+    /// [`DocumentError`] when it does not read.
+    pub fn from_stored(kind: JobKind, text: &str) -> Result<Self, DocumentError> {
+        Ok(match kind {
+            JobKind::MarketComparison => Self::MarketComparison(from_stored(text, Legacy::Camel)?),
+            JobKind::PriceOnPlan => Self::PriceOnPlan(Box::new(from_stored(text, Legacy::Snake)?)),
+        })
+    }
+}
