@@ -14,60 +14,156 @@ pub mod members;
 pub mod partners;
 pub mod price_on_plan;
 pub mod quotes;
+mod refusal;
 pub mod webhooks;
 
 use pricing_core::PricingError;
 
-use crate::error::{DomainError, FieldError};
+use crate::error::{Code, DomainError, FieldError};
 use crate::store::{Conflict, StoreError};
 
-/// Why a use case refused or failed, in the specification's vocabulary.
+pub use refusal::{
+    ElectionRefusal, EmbedRefusal, EnrollmentRefusal, PartnerRefusal, PriceOnPlanRefusal,
+    QuoteRefusal,
+};
+
+/// Why a use case refused or failed, in the specification's vocabulary:
+/// [`ServiceError::code`] names the envelope's code and
+/// [`ServiceError::message`] its message.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
-    /// 400 `invalid_request` with `details`.
+    /// `invalid_request` with `details`.
     #[error("invalid request")]
     Invalid(Vec<FieldError>),
-    /// 404 `not_found`.
+    /// `not_found`.
     #[error("not found")]
     NotFound,
-    /// 403 `forbidden`: the key lacks a capability.
-    #[error("{0}")]
-    Forbidden(String),
-    /// 409 `conflict`.
-    #[error("{0}")]
-    Conflict(String),
-    /// 409 `rates_pending`: the census's market comparison is running.
+    /// `conflict`: the store refused a write.
+    #[error(transparent)]
+    Conflict(Conflict),
+    /// `conflict`: a state transition the state machine does not allow.
+    #[error("cannot move from {from} to {to}")]
+    Transition {
+        /// Current state.
+        from: &'static str,
+        /// Requested state.
+        to: &'static str,
+    },
+    /// `rates_pending`: the census's market comparison is running.
     #[error("the market comparison of the census is still running; retry in {retry_after_secs} s")]
     RatesPending {
         /// Suggested wait (`Retry-After`).
         retry_after_secs: u32,
     },
-    /// 410 `quote_expired`: past `expiresAt`, or priced on an earlier census.
-    #[error("{0}")]
-    QuoteExpired(String),
-    /// 422 `census_required`: no quotable member.
+    /// `census_required`: no quotable member.
     #[error("no quotable member: each counted employee needs a zip and a dob or age")]
     CensusRequired,
-    /// 422 `market_unavailable`: no rate-card market covers the census.
+    /// `market_unavailable`: no rate-card market covers the census.
     #[error("no rate-card market covers the census's ZIP codes")]
     MarketUnavailable,
-    /// 422 `amount_out_of_range`: an amount the pricing derives does not
-    /// fit (the request's amounts are bounded, so this is a safety net).
+    /// `amount_out_of_range`: an amount the pricing derives does not fit
+    /// (the request's amounts are bounded, so this is a safety net).
     #[error("an amount of this pricing is out of range; check the money fields of the request")]
     AmountOutOfRange,
-    /// The store cannot be reached (503 `not_configured`).
+    /// The enrollments service refused.
+    #[error(transparent)]
+    Enrollment(#[from] EnrollmentRefusal),
+    /// The quotes service refused.
+    #[error(transparent)]
+    Quote(#[from] QuoteRefusal),
+    /// The elections service refused.
+    #[error(transparent)]
+    Election(#[from] ElectionRefusal),
+    /// The embed service refused.
+    #[error(transparent)]
+    Embed(#[from] EmbedRefusal),
+    /// The price-on-plan service refused.
+    #[error(transparent)]
+    PriceOnPlan(#[from] PriceOnPlanRefusal),
+    /// The partners service refused.
+    #[error(transparent)]
+    Partner(#[from] PartnerRefusal),
+    /// `not_configured`: the store cannot be reached (fail closed).
     #[error("database unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
-    /// Anything else (500).
+    /// `server_error`: anything else.
     #[error("internal error")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ServiceError {
+    /// The envelope's code.
+    #[must_use]
+    pub const fn code(&self) -> Code {
+        match self {
+            Self::Invalid(_) => Code::InvalidRequest,
+            Self::NotFound => Code::NotFound,
+            Self::Conflict(_) | Self::Transition { .. } => Code::Conflict,
+            Self::RatesPending { .. } => Code::RatesPending,
+            Self::CensusRequired => Code::CensusRequired,
+            Self::MarketUnavailable => Code::MarketUnavailable,
+            Self::AmountOutOfRange => Code::AmountOutOfRange,
+            Self::Enrollment(r) => r.code(),
+            Self::Quote(r) => r.code(),
+            Self::Election(r) => r.code(),
+            Self::Embed(r) => r.code(),
+            Self::PriceOnPlan(r) => r.code(),
+            Self::Partner(r) => r.code(),
+            Self::Unavailable(_) => Code::NotConfigured,
+            Self::Internal(_) => Code::ServerError,
+        }
+    }
+
+    /// The envelope's message. Failures of the service side stay opaque
+    /// (their cause is for the log); a not-found names no resource, so a
+    /// caller that knows which one says so itself.
+    #[must_use]
+    pub fn message(&self) -> String {
+        match self {
+            Self::Invalid(details) => invalid_message(details),
+            Self::NotFound => "no such resource in this mode".to_owned(),
+            Self::Unavailable(_) => {
+                "the backing store is unavailable; retry with the same Idempotency-Key".to_owned()
+            }
+            Self::Internal(_) => "the service failed; the request was not applied".to_owned(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The failing fields (`invalid_request` only).
+    #[must_use]
+    pub fn details(&self) -> Option<&[FieldError]> {
+        match self {
+            Self::Invalid(details) => Some(details),
+            _ => None,
+        }
+    }
+
+    /// Seconds a caller should wait before retrying (`Retry-After`).
+    #[must_use]
+    pub const fn retry_after(&self) -> Option<u32> {
+        match self {
+            Self::RatesPending { retry_after_secs } => Some(*retry_after_secs),
+            _ => None,
+        }
+    }
+}
+
+/// The message of an `invalid_request`: the one failing field with its
+/// reason, or how many failed.
+#[must_use]
+pub fn invalid_message(details: &[FieldError]) -> String {
+    match details {
+        [one] => format!("{}: {}", one.field, one.message),
+        _ => format!("{} fields are invalid; see details", details.len()),
+    }
 }
 
 impl From<StoreError> for ServiceError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => Self::NotFound,
-            StoreError::Conflict(c) => Self::Conflict(c.to_string()),
+            StoreError::Conflict(c) => Self::Conflict(c),
             StoreError::Unavailable(s) => Self::Unavailable(s),
             StoreError::Internal(s) => Self::Internal(s),
         }
@@ -77,7 +173,7 @@ impl From<StoreError> for ServiceError {
 /// The one mapping of the engine's errors onto the service's vocabulary.
 /// Field paths are kept as the engine names them; a caller that re-paths
 /// them (the quotes service names the stored census's `members`) does so
-/// before converting.
+/// on the converted [`ServiceError::Invalid`].
 impl From<PricingError> for ServiceError {
     fn from(e: PricingError) -> Self {
         match e {
@@ -96,7 +192,7 @@ impl From<DomainError> for ServiceError {
     fn from(e: DomainError) -> Self {
         match e {
             DomainError::Invalid(fields) => Self::Invalid(fields),
-            t @ DomainError::Transition { .. } => Self::Conflict(t.to_string()),
+            DomainError::Transition { from, to } => Self::Transition { from, to },
         }
     }
 }
@@ -111,11 +207,11 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, StoreError>>,
 {
-    let mut last = ServiceError::Conflict(Conflict::IdTaken.to_string());
+    let mut last = ServiceError::Conflict(Conflict::IdTaken);
     for _ in 0..ID_ATTEMPTS {
         match insert().await {
             Err(StoreError::Conflict(Conflict::IdTaken)) => {
-                last = ServiceError::Conflict(Conflict::IdTaken.to_string());
+                last = ServiceError::Conflict(Conflict::IdTaken);
             }
             other => return other.map_err(ServiceError::from),
         }

@@ -11,14 +11,35 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 
-use domain::error::FieldError;
+use domain::error::{Code, FieldError};
 use domain::services::ServiceError;
+
+/// The HTTP status of each code (specification, Errors): the one mapping.
+/// A few framework answers keep `invalid_request` under another status
+/// (405, 408, 413); their constructors say so.
+#[must_use]
+pub const fn status_of(code: Code) -> StatusCode {
+    match code {
+        Code::InvalidRequest => StatusCode::BAD_REQUEST,
+        Code::Unauthorized => StatusCode::UNAUTHORIZED,
+        Code::LiveModeDisabled | Code::Forbidden => StatusCode::FORBIDDEN,
+        Code::NotFound => StatusCode::NOT_FOUND,
+        Code::Conflict | Code::RatesPending => StatusCode::CONFLICT,
+        Code::QuoteExpired => StatusCode::GONE,
+        Code::CensusRequired | Code::MarketUnavailable | Code::AmountOutOfRange => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        Code::ServerError => StatusCode::INTERNAL_SERVER_ERROR,
+        Code::NotConfigured => StatusCode::SERVICE_UNAVAILABLE,
+    }
+}
 
 /// An error answer.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
-    code: &'static str,
+    code: Code,
     message: String,
     details: Option<Vec<FieldError>>,
     retry_after: Option<i64>,
@@ -80,9 +101,9 @@ impl std::error::Error for ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    fn new(code: Code, message: impl Into<String>) -> Self {
         Self {
-            status,
+            status: status_of(code),
             code,
             message: message.into(),
             details: None,
@@ -94,13 +115,7 @@ impl ApiError {
     /// 400 `invalid_request` with one entry per failing field.
     #[must_use]
     pub fn invalid(details: Vec<FieldError>) -> Self {
-        let message = match details.as_slice() {
-            [one] => format!("{}: {}", one.field, one.message),
-            _ => format!("{} fields are invalid; see details", details.len()),
-        };
-        let mut e = Self::new(StatusCode::BAD_REQUEST, "invalid_request", message);
-        e.details = Some(details);
-        e
+        ServiceError::Invalid(details).into()
     }
 
     /// 400 `invalid_request` about one field.
@@ -114,10 +129,10 @@ impl ApiError {
     #[must_use]
     pub fn body_timeout(secs: u64) -> Self {
         let mut e = Self::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "invalid_request",
+            Code::InvalidRequest,
             format!("body: was not received within {secs} s; nothing was applied"),
         );
+        e.status = StatusCode::REQUEST_TIMEOUT;
         e.details = Some(vec![FieldError::new(
             "body",
             format!("was not received within {secs} s"),
@@ -129,8 +144,7 @@ impl ApiError {
     #[must_use]
     pub fn unauthorized() -> Self {
         Self::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
+            Code::Unauthorized,
             "missing, malformed or revoked API key; send Authorization: Bearer psk_test_… or psk_live_…",
         )
     }
@@ -139,8 +153,7 @@ impl ApiError {
     #[must_use]
     pub fn live_mode_disabled() -> Self {
         Self::new(
-            StatusCode::FORBIDDEN,
-            "live_mode_disabled",
+            Code::LiveModeDisabled,
             "live mode is not enabled for this partner yet; use a test key until the agreements are executed",
         )
     }
@@ -148,23 +161,23 @@ impl ApiError {
     /// 403 `forbidden`.
     #[must_use]
     pub fn forbidden(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::FORBIDDEN, "forbidden", message)
+        Self::new(Code::Forbidden, message)
     }
 
     /// 404 `not_found`.
     #[must_use]
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", message)
+        Self::new(Code::NotFound, message)
     }
 
     /// 405, reported as `invalid_request`.
     #[must_use]
     pub fn method_not_allowed(method: &str, path: &str) -> Self {
         let mut e = Self::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "invalid_request",
+            Code::InvalidRequest,
             format!("{method} is not allowed on {path}"),
         );
+        e.status = StatusCode::METHOD_NOT_ALLOWED;
         e.details = Some(vec![FieldError::new(
             "method",
             "is not allowed on this path; see the Allow header",
@@ -175,7 +188,7 @@ impl ApiError {
     /// 409 `conflict`.
     #[must_use]
     pub fn conflict(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, "conflict", message)
+        Self::new(Code::Conflict, message)
     }
 
     /// 409 `conflict` for a request whose `Idempotency-Key` is still
@@ -193,10 +206,10 @@ impl ApiError {
     #[must_use]
     pub fn too_large(limit: usize) -> Self {
         let mut e = Self::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "invalid_request",
+            Code::InvalidRequest,
             format!("the body is larger than {} MiB", limit / (1024 * 1024)),
         );
+        e.status = StatusCode::PAYLOAD_TOO_LARGE;
         e.details = Some(vec![FieldError::new("body", "is too large")]);
         e
     }
@@ -205,8 +218,7 @@ impl ApiError {
     #[must_use]
     pub fn rate_limited(policy: &str, retry_after: i64) -> Self {
         let mut e = Self::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
+            Code::RateLimited,
             format!("the {policy} rate limit is exhausted; retry after {retry_after} s"),
         );
         e.retry_after = Some(retry_after.max(1));
@@ -216,25 +228,13 @@ impl ApiError {
     /// 500 `server_error`; the cause goes to the log, never to the caller.
     #[must_use]
     pub fn internal(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        let mut e = Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "server_error",
-            "the service failed; the request was not applied",
-        );
-        e.source = Some(source.into());
-        e
+        ServiceError::Internal(source.into()).into()
     }
 
     /// 503 `not_configured`: the store cannot be reached (fail closed).
     #[must_use]
     pub fn unavailable(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        let mut e = Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "not_configured",
-            "the backing store is unavailable; retry with the same Idempotency-Key",
-        );
-        e.source = Some(source.into());
-        e
+        ServiceError::Unavailable(source.into()).into()
     }
 
     /// The answer to `req`, keeping the error (and its cause chain) on the
@@ -249,7 +249,7 @@ impl ApiError {
 
     /// The machine-readable code.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub const fn code(&self) -> Code {
         self.code
     }
 
@@ -257,7 +257,7 @@ impl ApiError {
     #[must_use]
     pub fn body(&self) -> ErrorBody {
         ErrorBody {
-            error: self.code.to_owned(),
+            error: self.code.as_str().to_owned(),
             message: self.message.clone(),
             details: self.details.as_ref().map(|d| {
                 d.iter()
@@ -274,37 +274,16 @@ impl ApiError {
 
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
+        let mut out = Self::new(e.code(), e.message());
+        out.retry_after = e.retry_after().map(i64::from);
         match e {
-            ServiceError::Invalid(details) => Self::invalid(details),
-            ServiceError::NotFound => Self::not_found("no such resource in this mode"),
-            ServiceError::Conflict(message) => Self::conflict(message),
-            ServiceError::Forbidden(message) => Self::forbidden(message),
-            e @ ServiceError::RatesPending { retry_after_secs } => {
-                let mut out = Self::new(StatusCode::CONFLICT, "rates_pending", e.to_string());
-                out.retry_after = Some(i64::from(retry_after_secs));
-                out
+            ServiceError::Invalid(details) => out.details = Some(details),
+            ServiceError::Unavailable(source) | ServiceError::Internal(source) => {
+                out.source = Some(source);
             }
-            ServiceError::QuoteExpired(message) => {
-                Self::new(StatusCode::GONE, "quote_expired", message)
-            }
-            e @ ServiceError::CensusRequired => Self::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "census_required",
-                e.to_string(),
-            ),
-            e @ ServiceError::MarketUnavailable => Self::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "market_unavailable",
-                e.to_string(),
-            ),
-            e @ ServiceError::AmountOutOfRange => Self::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "amount_out_of_range",
-                e.to_string(),
-            ),
-            ServiceError::Unavailable(source) => Self::unavailable(source),
-            ServiceError::Internal(source) => Self::internal(source),
+            _ => {}
         }
+        out
     }
 }
 
@@ -332,7 +311,32 @@ pub struct Enveloped;
 
 #[cfg(test)]
 mod tests {
+    use domain::services::{ElectionRefusal, EmbedRefusal, EnrollmentRefusal, QuoteRefusal};
+    use domain::store::Conflict;
+
     use super::*;
+
+    #[test]
+    fn every_code_has_its_specified_status() {
+        let expected = |c: Code| match c {
+            Code::InvalidRequest => 400,
+            Code::Unauthorized => 401,
+            Code::LiveModeDisabled | Code::Forbidden => 403,
+            Code::NotFound => 404,
+            Code::Conflict | Code::RatesPending => 409,
+            Code::QuoteExpired => 410,
+            Code::CensusRequired | Code::MarketUnavailable | Code::AmountOutOfRange => 422,
+            Code::RateLimited => 429,
+            Code::ServerError => 500,
+            Code::NotConfigured => 503,
+        };
+        for code in Code::ALL {
+            assert_eq!(status_of(code).as_u16(), expected(code), "{code}");
+            let api = ApiError::new(code, "m");
+            assert_eq!(api.status_code(), status_of(code));
+            assert_eq!(api.body().error, code.as_str());
+        }
+    }
 
     #[test]
     fn service_errors_map_to_the_specified_codes() {
@@ -343,7 +347,11 @@ mod tests {
                 "invalid_request",
             ),
             (ServiceError::NotFound, 404, "not_found"),
-            (ServiceError::Conflict("held".into()), 409, "conflict"),
+            (
+                ServiceError::Conflict(Conflict::DomainTaken),
+                409,
+                "conflict",
+            ),
             (
                 ServiceError::Unavailable("down".into()),
                 503,
@@ -352,7 +360,10 @@ mod tests {
         ];
         for (e, status, code) in cases {
             let api = ApiError::from(e);
-            assert_eq!((api.status_code().as_u16(), api.code()), (status, code));
+            assert_eq!(
+                (api.status_code().as_u16(), api.code().as_str()),
+                (status, code)
+            );
         }
         let one = ApiError::invalid_field("limit", "must be an integer from 1 to 200");
         assert_eq!(
@@ -362,11 +373,65 @@ mod tests {
     }
 
     #[test]
+    fn refusals_answer_with_their_status_code_and_message() {
+        let cases: [(ServiceError, u16, &str, &str); 5] = [
+            (
+                EnrollmentRefusal::AlreadyEnrolled.into(),
+                409,
+                "conflict",
+                "the group already has an enrollment",
+            ),
+            (
+                EmbedRefusal::Stale.into(),
+                410,
+                "quote_expired",
+                "the census changed since this quote; re-quote",
+            ),
+            (
+                ElectionRefusal::NoCapability.into(),
+                403,
+                "forbidden",
+                "this key lacks the elections capability",
+            ),
+            (
+                QuoteRefusal::NotInReview {
+                    status: domain::quote::QuoteStatus::Ready,
+                }
+                .into(),
+                409,
+                "conflict",
+                "the quote is ready; only an in_review quote can be finalized",
+            ),
+            (
+                ServiceError::RatesPending {
+                    retry_after_secs: 2,
+                },
+                409,
+                "rates_pending",
+                "the market comparison of the census is still running; retry in 2 s",
+            ),
+        ];
+        for (e, status, code, message) in cases {
+            let api = ApiError::from(e);
+            let body = serde_json::to_value(api.body()).unwrap();
+            assert_eq!(api.status_code().as_u16(), status, "{body}");
+            assert_eq!(body["error"], code);
+            assert_eq!(body["message"], message);
+            assert!(body.get("details").is_none(), "{body}");
+        }
+        let pending = ApiError::from(ServiceError::RatesPending {
+            retry_after_secs: 2,
+        })
+        .error_response();
+        assert_eq!(pending.headers().get(header::RETRY_AFTER).unwrap(), "2");
+    }
+
+    #[test]
     fn an_engine_overflow_is_a_typed_422() {
         let api = ApiError::from(ServiceError::from(pricing_core::PricingError::Overflow));
         assert_eq!(
             (api.status_code().as_u16(), api.code()),
-            (422, "amount_out_of_range")
+            (422, Code::AmountOutOfRange)
         );
         let body = serde_json::to_value(api.body()).unwrap();
         assert_eq!(body["error"], "amount_out_of_range");

@@ -20,6 +20,7 @@ pub mod webhook;
 
 use utoipa::IntoResponses;
 
+use domain::error::Code;
 use domain::ids::GroupId;
 
 use crate::error::{ApiError, ErrorBody};
@@ -33,7 +34,7 @@ pub(crate) fn group_id(raw: &str) -> Result<GroupId, ApiError> {
 /// another partner's and the other mode's; other errors pass through.
 pub(crate) fn not_found_as(e: impl Into<ApiError>, message: &'static str) -> ApiError {
     let e = e.into();
-    if e.code() == "not_found" {
+    if e.code() == Code::NotFound {
         ApiError::not_found(message)
     } else {
         e

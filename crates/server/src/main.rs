@@ -105,7 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 /// The machine-readable code of a failure.
 fn code(e: &anyhow::Error) -> &'static str {
     if let Some(op) = e.downcast_ref::<OpError>() {
-        op.code
+        op.code.as_str()
     } else if e.downcast_ref::<ConfigError>().is_some() {
         "invalid_config"
     } else {

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand, ValueEnum};
 
 use domain::account::ClaimsAggregate;
+use domain::error::Code;
 use domain::ids::{GroupId, IdError, KeyId, PartnerId, QuoteId};
 use domain::mode::Mode;
 use domain::partner::{BenefitsAdmin, PartnerKind};
@@ -122,7 +123,7 @@ pub enum GroupCommand {
 fn claims_csv(path: &std::path::Path) -> Result<Vec<ClaimsAggregate>, OpError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         OpError::new(
-            "invalid_request",
+            Code::InvalidRequest,
             format!("cannot read {}: {e}", path.display()),
         )
     })?;
@@ -135,7 +136,7 @@ fn claims_csv(path: &std::path::Path) -> Result<Vec<ClaimsAggregate>, OpError> {
         .collect();
     if header != ["month", "category", "amount_cents", "member_count"] {
         return Err(OpError::new(
-            "invalid_request",
+            Code::InvalidRequest,
             "the header must be month,category,amount_cents,member_count",
         ));
     }
@@ -145,7 +146,7 @@ fn claims_csv(path: &std::path::Path) -> Result<Vec<ClaimsAggregate>, OpError> {
             let cells: Vec<&str> = line.split(',').map(str::trim).collect();
             let bad = || {
                 OpError::new(
-                    "invalid_request",
+                    Code::InvalidRequest,
                     format!(
                         "data row {i}: {line:?} is not month,category,amount_cents,member_count"
                     ),
@@ -249,15 +250,15 @@ pub enum ModeArg {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct OpError {
-    /// `invalid_request`, `not_found`, `conflict`, `not_configured` or
-    /// `server_error`.
-    pub code: &'static str,
+    /// `invalid_request`, `not_found`, `conflict`, `not_configured`,
+    /// `server_error`, or another code a service answers with.
+    pub code: Code,
     /// What went wrong, lowercase, one line.
     pub message: String,
 }
 
 impl OpError {
-    fn new(code: &'static str, message: impl Into<String>) -> Self {
+    fn new(code: Code, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
@@ -265,36 +266,27 @@ impl OpError {
     }
 }
 
-/// Maps a service error; `missing` names what a `NotFound` lacked.
+/// Maps a service error onto its code and message; `missing` names what a
+/// `NotFound` lacked, invalid fields are named as the command's flags, and
+/// a failure of the service side keeps its cause (an operator reads it).
 fn service_error(e: ServiceError, missing: &dyn Fn() -> String) -> OpError {
-    match e {
-        ServiceError::NotFound => OpError::new("not_found", missing()),
-        ServiceError::Conflict(m) => OpError::new("conflict", m),
-        ServiceError::Forbidden(m) => OpError::new("forbidden", m),
-        e @ ServiceError::RatesPending { .. } => OpError::new("rates_pending", e.to_string()),
-        ServiceError::QuoteExpired(m) => OpError::new("quote_expired", m),
-        e @ ServiceError::CensusRequired => OpError::new("census_required", e.to_string()),
-        e @ ServiceError::MarketUnavailable => OpError::new("market_unavailable", e.to_string()),
-        e @ ServiceError::AmountOutOfRange => OpError::new("amount_out_of_range", e.to_string()),
-        ServiceError::Invalid(fields) => OpError::new(
-            "invalid_request",
-            fields
-                .iter()
-                .map(|f| format!("--{} {}", f.field.replace('_', "-"), f.message))
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
-        ServiceError::Unavailable(cause) => {
-            OpError::new("not_configured", format!("database unavailable: {cause}"))
+    let message = match &e {
+        ServiceError::NotFound => missing(),
+        ServiceError::Invalid(fields) => fields
+            .iter()
+            .map(|f| format!("--{} {}", f.field.replace('_', "-"), f.message))
+            .collect::<Vec<_>>()
+            .join("; "),
+        ServiceError::Unavailable(cause) | ServiceError::Internal(cause) => {
+            format!("{e}: {cause}")
         }
-        ServiceError::Internal(cause) => {
-            OpError::new("server_error", format!("internal error: {cause}"))
-        }
-    }
+        _ => e.message(),
+    };
+    OpError::new(e.code(), message)
 }
 
 fn bad_id(e: &IdError, text: &str) -> OpError {
-    OpError::new("invalid_request", format!("{e}, got {text:?}"))
+    OpError::new(Code::InvalidRequest, format!("{e}, got {text:?}"))
 }
 
 fn partner_id(text: &str) -> Result<PartnerId, OpError> {
@@ -324,7 +316,7 @@ fn no_key(id: &KeyId) -> impl Fn() -> String {
 /// Prefixes a conflict's message with what was refused.
 fn refused(e: OpError, what: impl Fn() -> String) -> OpError {
     match e.code {
-        "conflict" => OpError::new("conflict", format!("{}: {}", what(), e.message)),
+        Code::Conflict => OpError::new(Code::Conflict, format!("{}: {}", what(), e.message)),
         _ => e,
     }
 }
@@ -462,7 +454,7 @@ async fn run_partner(ctx: &Ctx, cmd: &PartnerCommand) -> Result<Output, OpError>
             let readiness = ctx.readiness(&id).await?;
             let refusal = readiness.refusal();
             if let Some(reason) = refusal.as_ref().filter(|_| !force) {
-                return Err(OpError::new("conflict", reason.clone()));
+                return Err(OpError::new(Code::Conflict, reason.clone()));
             }
             svc.set_live(&id, true)
                 .await
@@ -522,14 +514,14 @@ async fn run_key(svc: &Partners, cmd: &KeyCommand) -> Result<Output, OpError> {
             let minted = svc
                 .create_key(&id, mode, *rotate)
                 .await
-                .map_err(|e| match service_error(e, &no_partner(&id)) {
-                    c if c.message == Conflict::LiveKeyActive.to_string() => OpError::new(
-                        "conflict",
+                .map_err(|e| match e {
+                    ServiceError::Conflict(Conflict::LiveKeyActive) => OpError::new(
+                        Code::Conflict,
                         format!(
                             "{id} already has an active live key; pass --rotate to revoke it and create a new one"
                         ),
                     ),
-                    other => other,
+                    other => service_error(other, &no_partner(&id)),
                 })?;
             Ok(render::minted(&minted))
         }
@@ -553,8 +545,8 @@ async fn run_key(svc: &Partners, cmd: &KeyCommand) -> Result<Output, OpError> {
             let key = svc.show_key(&id).await.map_err(|e| {
                 let e = service_error(e, &no_key(&id));
                 match e.code {
-                    "conflict" => {
-                        OpError::new("conflict", format!("cannot show {id}: {}", e.message))
+                    Code::Conflict => {
+                        OpError::new(Code::Conflict, format!("cannot show {id}: {}", e.message))
                     }
                     _ => e,
                 }
@@ -608,3 +600,6 @@ async fn run_group(ctx: &Ctx, cmd: &GroupCommand) -> Result<Output, OpError> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

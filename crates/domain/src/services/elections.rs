@@ -22,7 +22,7 @@ use crate::mode::Mode;
 use crate::partner::{BenefitsAdmin, Capability, Partner};
 use crate::ports::{Clock, Entropy, Mailer, Minter, now_secs};
 use crate::scope::Scope;
-use crate::services::ServiceError;
+use crate::services::{ElectionRefusal, ServiceError};
 use crate::store::{CensusStore, GroupStore, QuoteStore};
 
 /// Where members sign in (the link in their login email).
@@ -103,10 +103,10 @@ impl Elections {
     /// Applies a submission for `partner` in `mode`.
     ///
     /// # Errors
-    /// [`ServiceError::Forbidden`] without the elections capability;
+    /// [`ElectionRefusal::NoCapability`] without the elections capability;
     /// [`ServiceError::Invalid`] for 0 or more than 10,000 rows or when no
     /// row is valid; [`ServiceError::NotFound`] outside the scope;
-    /// [`ServiceError::Conflict`] before the group's enrollment.
+    /// [`ElectionRefusal::NotEnrolled`] before the group's enrollment.
     pub async fn submit(
         &self,
         partner: &Partner,
@@ -116,9 +116,7 @@ impl Elections {
         dry_run: bool,
     ) -> Result<ElectionResult, ServiceError> {
         if !partner.capabilities.contains(&Capability::Elections) {
-            return Err(ServiceError::Forbidden(
-                "this key lacks the elections capability".to_owned(),
-            ));
+            return Err(ElectionRefusal::NoCapability.into());
         }
         if rows.is_empty() || rows.len() > MAX_ELECTION_ROWS {
             return Err(ServiceError::Invalid(vec![FieldError::new(
@@ -129,9 +127,7 @@ impl Elections {
         let scope = Scope::new(partner.id.clone(), mode);
         let group = self.groups.group(&scope, group_id).await?;
         let Some(enrollment) = self.quotes.group_enrollment(&scope, group_id).await? else {
-            return Err(ServiceError::Conflict(
-                "the group has no enrollment yet; submit elections after it".to_owned(),
-            ));
+            return Err(ElectionRefusal::NotEnrolled.into());
         };
         let census = self.census.census(&scope, group_id).await?;
         let by_external: HashMap<&str, &StoredMember> = census

@@ -22,8 +22,8 @@ use crate::page::PageRequest;
 use crate::ports::{Clock, Entropy, Minter, Sealer, now_secs};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
-use crate::services::ServiceError;
 use crate::services::quotes::group_pricing_digest;
+use crate::services::{EmbedRefusal, ServiceError};
 use crate::store::{GroupStore, QuoteStore, StoreError};
 
 /// The purpose the token's MAC key is derived for.
@@ -184,23 +184,19 @@ impl EmbedSessions {
             return Err(foreign());
         }
         if quote.kind != QuoteKind::Quote {
-            return Err(ServiceError::Conflict(
-                "a price-on-plan quote has no offer page; name a quote of the group (POST /groups/{groupId}/quotes)".to_owned(),
-            ));
+            return Err(EmbedRefusal::PriceOnPlanQuote.into());
         }
         if quote.status != QuoteStatus::Ready {
-            return Err(ServiceError::Conflict(format!(
-                "the quote is {}; only a ready quote can be shown",
-                quote.status.as_str()
-            )));
+            return Err(EmbedRefusal::NotReady {
+                status: quote.status,
+            }
+            .into());
         }
         if quote.expires_at <= now {
-            return Err(ServiceError::QuoteExpired(
-                "the quote passed its expires_at; create a new quote".to_owned(),
-            ));
+            return Err(EmbedRefusal::Expired.into());
         }
         if is_stale(&quote, &self.groups.group(scope, group).await?) {
-            return Err(ServiceError::QuoteExpired(QuoteUse::Stale.to_string()));
+            return Err(EmbedRefusal::Stale.into());
         }
         Ok(quote)
     }
@@ -235,11 +231,9 @@ impl EmbedSessions {
             }
         }
         if stale {
-            return Err(ServiceError::QuoteExpired(QuoteUse::Stale.to_string()));
+            return Err(EmbedRefusal::Stale.into());
         }
-        Err(ServiceError::Conflict(
-            "the group has no ready, unexpired quote; create a quote first".to_owned(),
-        ))
+        Err(EmbedRefusal::NoReadyQuote.into())
     }
 
     /// `base64url(payload) "." base64url(tag)`.

@@ -21,7 +21,7 @@ use crate::ports::{Clock, Entropy, Mailer, Minter};
 use crate::quote::QuoteKind;
 use crate::scope::Scope;
 use crate::services::quotes::group_pricing_digest;
-use crate::services::{ServiceError, with_fresh_id};
+use crate::services::{EnrollmentRefusal, ServiceError, with_fresh_id};
 use crate::store::{Conflict, GroupStore, QuoteStore, StoreError};
 
 /// Where the hosted employer portal lives; `signinUrl` and
@@ -115,9 +115,9 @@ impl Enrollments {
     /// # Errors
     /// [`ServiceError::Invalid`] for a bad body or a quote that is not the
     /// group's; [`ServiceError::NotFound`] outside the scope;
-    /// [`ServiceError::Conflict`] for a second enrollment, an `in_review`
-    /// quote or an enrolled domain; [`ServiceError::QuoteExpired`] for an
-    /// expired or stale quote.
+    /// [`ServiceError::Enrollment`] for a second enrollment, a
+    /// price-on-plan quote or a quote that cannot be used now;
+    /// [`ServiceError::Conflict`] for an enrolled domain.
     pub async fn create(
         &self,
         scope: &Scope,
@@ -132,9 +132,7 @@ impl Enrollments {
             .await?
             .is_some()
         {
-            return Err(ServiceError::Conflict(
-                "the group already has an enrollment".to_owned(),
-            ));
+            return Err(EnrollmentRefusal::AlreadyEnrolled.into());
         }
         let quote = match self.quotes.quote(scope, &input.quote_id).await {
             Ok(q) if q.group_id == *group_id => q,
@@ -147,9 +145,7 @@ impl Enrollments {
             Err(e) => return Err(e.into()),
         };
         if quote.kind == QuoteKind::PriceOnPlan {
-            return Err(ServiceError::Conflict(
-                "a price-on-plan quote prices a lead and cannot be enrolled; create a quote of the group (POST /groups/{groupId}/quotes) and enroll with it".to_owned(),
-            ));
+            return Err(EnrollmentRefusal::PriceOnPlanQuote.into());
         }
         let now_ms = self.clock.now_ms();
         let now = now_ms.div_euclid(1000);
@@ -215,14 +211,7 @@ impl Enrollments {
         })
         .await
         .map_err(|e| match e {
-            ServiceError::Conflict(m) if m == Conflict::DomainTaken.to_string() => {
-                ServiceError::Conflict(
-                    "an enrolled group already exists for this domain".to_owned(),
-                )
-            }
-            ServiceError::Conflict(m) if m == Conflict::QuoteStale.to_string() => {
-                ServiceError::QuoteExpired(QuoteUse::Stale.to_string())
-            }
+            ServiceError::Conflict(Conflict::QuoteStale) => quote_refusal(QuoteUse::Stale),
             other => other,
         })?;
         self.invite(&input, &enrollment, scope.mode).await;
@@ -290,14 +279,14 @@ impl Enrollments {
     ///
     /// # Errors
     /// [`ServiceError::NotFound`] outside the scope;
-    /// [`ServiceError::Conflict`] without an enrollment or when already live.
+    /// [`ServiceError::Enrollment`] without an enrollment or when already
+    /// live.
     pub async fn go_live(&self, scope: &Scope, group_id: &GroupId) -> Result<Group, ServiceError> {
         let group = self.groups.group(scope, group_id).await?;
         let next = go_live(group.company_state).map_err(|_| {
-            ServiceError::Conflict(match group.company_state {
-                Some(CompanyState::Prod) => "the group is already live".to_owned(),
-                _ => "the group has no provisioned company yet; create its enrollment first"
-                    .to_owned(),
+            ServiceError::from(match group.company_state {
+                Some(CompanyState::Prod) => EnrollmentRefusal::AlreadyLive,
+                _ => EnrollmentRefusal::NotProvisioned,
             })
         })?;
         let now = self.clock.now_ms().div_euclid(1000);
@@ -346,10 +335,7 @@ pub const fn mode_str(mode: OnboardingMode) -> &'static str {
 }
 
 fn quote_refusal(reason: QuoteUse) -> ServiceError {
-    match reason {
-        QuoteUse::Expired | QuoteUse::Stale => ServiceError::QuoteExpired(reason.to_string()),
-        QuoteUse::InReview | QuoteUse::NotPriced => ServiceError::Conflict(reason.to_string()),
-    }
+    EnrollmentRefusal::QuoteUnusable(reason).into()
 }
 
 /// The errors of a signatory's fields that were sent (a missing one is the

@@ -10,7 +10,7 @@ use crate::mode::Mode;
 use crate::partner::{AccessError, BenefitsAdmin, Partner, PartnerKind};
 use crate::ports::{Clock, Entropy, Minter, Sealer, now_secs};
 use crate::scope::Scope;
-use crate::services::{ServiceError, with_fresh_id};
+use crate::services::{PartnerRefusal, ServiceError, with_fresh_id};
 use crate::store::{PartnerStore, StoreError};
 
 /// An authenticated caller.
@@ -192,25 +192,24 @@ impl Partners {
     ///
     /// # Errors
     /// [`ServiceError::NotFound`] for an unknown key;
-    /// [`ServiceError::Conflict`] for a live or revoked key, or one whose
+    /// [`ServiceError::Partner`] for a live or revoked key, or one whose
     /// sealed plaintext cannot be opened.
     pub async fn show_key(&self, id: &KeyId) -> Result<ApiKey, ServiceError> {
         let record = self.store.key(id).await?;
         if record.mode == Mode::Live {
-            return Err(ServiceError::Conflict(
-                "live keys cannot be shown again".to_owned(),
-            ));
+            return Err(PartnerRefusal::LiveKeyNotShown.into());
         }
         if !record.is_active() {
-            return Err(ServiceError::Conflict("the key is revoked".to_owned()));
+            return Err(PartnerRefusal::Revoked.into());
         }
-        let sealed = record.sealed.as_deref().ok_or_else(|| {
-            ServiceError::Conflict("the key was not kept for re-display".to_owned())
-        })?;
+        let sealed = record
+            .sealed
+            .as_deref()
+            .ok_or(ServiceError::Partner(PartnerRefusal::NotKept))?;
         let plain = self
             .sealer
             .open(sealed, &seal_context(id))
-            .map_err(|e| ServiceError::Conflict(e.to_string()))?;
+            .map_err(PartnerRefusal::Unsealable)?;
         let text = String::from_utf8(plain).map_err(|e| ServiceError::Internal(Box::new(e)))?;
         ApiKey::parse(&text).map_err(|e| ServiceError::Internal(Box::new(e)))
     }

@@ -32,7 +32,7 @@ use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Entropy, Minter};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
-use crate::services::{ServiceError, with_fresh_id};
+use crate::services::{QuoteRefusal, ServiceError, with_fresh_id};
 use crate::store::{CensusStore, GroupStore, JobStore, QuoteStore};
 
 pub use comparison::{Comparison, ComparisonHandler};
@@ -92,26 +92,24 @@ pub fn rates_retry_after(members: u32) -> u32 {
     (1 + members / 4_000).min(30)
 }
 
-/// Maps a pricing failure onto the service's vocabulary
-/// (`From<PricingError>`), with census field paths naming the stored
-/// census's `members` rows.
+/// Maps a pricing failure onto the service's vocabulary (the one mapping,
+/// `From<PricingError>`), then names the stored census's `members` rows in
+/// the census field paths.
 pub(crate) fn pricing_error(e: PricingError) -> ServiceError {
-    match e {
-        PricingError::InvalidCensus(details) | PricingError::InvalidPlan(details) => {
-            ServiceError::Invalid(
-                details
-                    .into_iter()
-                    .map(|d| FieldError {
-                        field: d
-                            .field
-                            .strip_prefix("census")
-                            .map_or(d.field.clone(), |rest| format!("members{rest}")),
-                        ..d
-                    })
-                    .collect(),
-            )
-        }
-        other => ServiceError::from(other),
+    match ServiceError::from(e) {
+        ServiceError::Invalid(details) => ServiceError::Invalid(
+            details
+                .into_iter()
+                .map(|d| FieldError {
+                    field: d
+                        .field
+                        .strip_prefix("census")
+                        .map_or(d.field.clone(), |rest| format!("members{rest}")),
+                    ..d
+                })
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -349,14 +347,13 @@ impl Quotes {
     ///
     /// # Errors
     /// [`ServiceError::NotFound`] outside the scope;
-    /// [`ServiceError::Conflict`] unless the quote is `in_review`.
+    /// [`QuoteRefusal::NotInReview`] unless the quote is `in_review`.
     pub async fn finalize(&self, scope: &Scope, id: &QuoteId) -> Result<Quote, ServiceError> {
         let mut quote = self.quotes.quote(scope, id).await?;
         let next = quote.status.finalize().map_err(|_| {
-            ServiceError::Conflict(format!(
-                "the quote is {}; only an in_review quote can be finalized",
-                quote.status.as_str()
-            ))
+            ServiceError::from(QuoteRefusal::NotInReview {
+                status: quote.status,
+            })
         })?;
         let minter = Minter::new(self.entropy.as_ref());
         let event = NewEvent {

@@ -15,6 +15,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use domain::error::Code;
 use domain::ports::Minter;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -165,18 +166,16 @@ fn rewrite(head: &[u8]) -> Vec<u8> {
     let status_line = lines.next().unwrap_or("HTTP/1.1 400 Bad Request");
     let code = status_line.get(9..12).unwrap_or("400");
     let date = lines.find(|l| l.to_ascii_lowercase().starts_with("date:"));
+    let invalid = Code::InvalidRequest.as_str();
     let (error, message) = match code {
         "431" => (
-            "invalid_request",
+            invalid,
             "the request head is too large: at most 96 header fields and 128 KiB",
         ),
-        "408" => (
-            "invalid_request",
-            "the request head was not received within 5 s",
-        ),
+        "408" => (invalid, "the request head was not received within 5 s"),
         c if c.starts_with('5') => ("internal_error", "the service failed to read the request"),
         _ => (
-            "invalid_request",
+            invalid,
             "the request is not valid HTTP/1.1: a malformed request line or header field",
         ),
     };

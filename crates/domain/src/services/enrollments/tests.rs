@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::*;
 use crate::event::EventType;
+use crate::error::Code;
 use crate::ids::PartnerId;
 use crate::ports::{MockClock, MockEntropy};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
@@ -33,22 +34,12 @@ fn a_signatory_needs_a_name_and_an_email() {
 
 #[test]
 fn an_unusable_quote_is_410_or_409() {
-    assert!(matches!(
-        quote_refusal(QuoteUse::Expired),
-        ServiceError::QuoteExpired(_)
-    ));
-    match quote_refusal(QuoteUse::Stale) {
-        ServiceError::QuoteExpired(m) => assert!(m.contains("census changed"), "{m}"),
-        other => panic!("{other:?}"),
-    }
-    assert!(matches!(
-        quote_refusal(QuoteUse::InReview),
-        ServiceError::Conflict(_)
-    ));
-    assert!(matches!(
-        quote_refusal(QuoteUse::NotPriced),
-        ServiceError::Conflict(_)
-    ));
+    assert_eq!(quote_refusal(QuoteUse::Expired).code(), Code::QuoteExpired);
+    let stale = quote_refusal(QuoteUse::Stale);
+    assert_eq!(stale.code(), Code::QuoteExpired);
+    assert!(stale.message().contains("census changed"), "{stale}");
+    assert_eq!(quote_refusal(QuoteUse::InReview).code(), Code::Conflict);
+    assert_eq!(quote_refusal(QuoteUse::NotPriced).code(), Code::Conflict);
 }
 
 // ---------------------------------------------------------------------------
@@ -280,7 +271,20 @@ async fn a_second_enrollment_is_refused_before_the_quote_is_read() {
         .create(&scope(), &group_id(), input(OnboardingMode::Hosted))
         .await
         .unwrap_err();
-    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            ServiceError::Enrollment(EnrollmentRefusal::AlreadyEnrolled)
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        (err.code(), err.message()),
+        (
+            Code::Conflict,
+            "the group already has an enrollment".to_owned()
+        )
+    );
 }
 
 #[tokio::test]
@@ -303,7 +307,7 @@ async fn an_expired_or_stale_quote_is_quote_expired() {
     stale.rating_digest = Some("d0".to_owned());
     for q in [expired, stale] {
         let err = create_err(Ok(q), None).await;
-        assert!(matches!(err, ServiceError::QuoteExpired(_)), "{err:?}");
+        assert_eq!(err.code(), Code::QuoteExpired, "{err:?}");
     }
 }
 
@@ -311,10 +315,9 @@ async fn an_expired_or_stale_quote_is_quote_expired() {
 async fn an_in_review_quote_is_a_conflict() {
     let mut q = quote(&scope());
     q.status = QuoteStatus::InReview;
-    match create_err(Ok(q), None).await {
-        ServiceError::Conflict(m) => assert!(m.contains("in review"), "{m}"),
-        other => panic!("{other:?}"),
-    }
+    let err = create_err(Ok(q), None).await;
+    assert_eq!(err.code(), Code::Conflict, "{err:?}");
+    assert!(err.message().contains("in review"), "{err}");
 }
 
 #[tokio::test]
@@ -324,12 +327,13 @@ async fn a_held_domain_is_a_conflict_with_its_message() {
         Some(StoreError::Conflict(Conflict::DomainTaken)),
     )
     .await;
-    match err {
-        ServiceError::Conflict(m) => {
-            assert_eq!(m, "an enrolled group already exists for this domain");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(
+        (err.code(), err.message()),
+        (
+            Code::Conflict,
+            "an enrolled group already exists for this domain".to_owned()
+        )
+    );
 }
 
 #[tokio::test]
@@ -444,7 +448,9 @@ async fn go_live_needs_a_sandbox_company() {
             .go_live(&scope(), &group_id())
             .await
         {
-            Err(ServiceError::Conflict(m)) => assert!(m.contains(needle), "{m}"),
+            Err(e) if e.code() == Code::Conflict => {
+                assert!(e.message().contains(needle), "{e}");
+            }
             other => panic!("{state:?}: {other:?}"),
         }
     }

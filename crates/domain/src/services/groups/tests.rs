@@ -244,7 +244,7 @@ async fn create_maps_a_taken_domain_to_a_conflict_without_retrying() {
     let svc = service(store, clock(), counting_entropy());
     let err = svc.create(&scope(), create_fields()).await.unwrap_err();
     assert!(
-        matches!(&err, ServiceError::Conflict(m) if *m == Conflict::DomainTaken.to_string()),
+        matches!(err, ServiceError::Conflict(Conflict::DomainTaken)),
         "{err:?}"
     );
 }
@@ -282,7 +282,7 @@ async fn create_gives_up_after_three_colliding_ids() {
     let svc = service(store, clock(), counting_entropy());
     let err = svc.create(&scope(), create_fields()).await.unwrap_err();
     assert!(
-        matches!(&err, ServiceError::Conflict(m) if *m == Conflict::IdTaken.to_string()),
+        matches!(err, ServiceError::Conflict(Conflict::IdTaken)),
         "{err:?}"
     );
     let tried = tried.lock().unwrap();
@@ -506,7 +506,7 @@ async fn patch_onto_a_taken_domain_is_a_conflict() {
     };
     let err = svc.patch(&scope(), &group_id(), fields).await.unwrap_err();
     assert!(
-        matches!(&err, ServiceError::Conflict(m) if *m == Conflict::DomainTaken.to_string()),
+        matches!(err, ServiceError::Conflict(Conflict::DomainTaken)),
         "{err:?}"
     );
 }

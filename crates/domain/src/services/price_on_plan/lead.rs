@@ -8,14 +8,11 @@ use crate::error::FieldError;
 use crate::group::{Address, Group, GroupFields, GroupStatus};
 use crate::ids::GroupId;
 use crate::scope::Scope;
-use crate::services::ServiceError;
+use crate::services::{PriceOnPlanRefusal, ServiceError};
 
 /// An enrolled group holds the company's domain.
 pub(super) fn domain_taken() -> ServiceError {
-    ServiceError::Conflict(
-        "an enrolled group already exists for company.domain; send another domain or none"
-            .to_owned(),
-    )
+    PriceOnPlanRefusal::DomainTaken.into()
 }
 
 /// The group fields of a company, for validation and the lead.

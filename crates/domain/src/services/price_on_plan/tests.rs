@@ -17,6 +17,7 @@ use crate::ids::{GroupId, PartnerId};
 use crate::job::{Job, JobState};
 use crate::mode::Mode;
 use crate::ports::{MockClock, MockEntropy};
+use crate::services::PriceOnPlanRefusal;
 use crate::services::jobs::JobHandler;
 use crate::store::{MockJobStore, MockQuoteStore};
 
@@ -434,7 +435,7 @@ async fn a_domain_held_by_an_enrolled_group_is_a_conflict() {
     let ready = svc.prepare(&scope(), req).await.unwrap();
     assert!(matches!(
         svc.start(&scope(), ready, "d", Instant::now()).await,
-        Err(ServiceError::Conflict(_))
+        Err(ServiceError::PriceOnPlan(PriceOnPlanRefusal::DomainTaken))
     ));
     // Known before anything is stored or charged.
     let mut held = input(1);
@@ -444,7 +445,7 @@ async fn a_domain_held_by_an_enrolled_group_is_a_conflict() {
     });
     assert!(matches!(
         svc.prepare(&scope(), held).await,
-        Err(ServiceError::Conflict(_))
+        Err(ServiceError::PriceOnPlan(PriceOnPlanRefusal::DomainTaken))
     ));
 }
 

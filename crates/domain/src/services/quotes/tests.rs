@@ -9,6 +9,7 @@ use super::*;
 use crate::census::StoredMember;
 use crate::document::JobPayload;
 use crate::event::EventType;
+use crate::error::Code;
 use crate::group::GroupStatus;
 use crate::ids::{JobId, MemberId, PartnerId};
 use crate::job::{Job, JobState, NewJob};
@@ -574,7 +575,10 @@ async fn only_an_in_review_quote_can_be_finalized() {
         .returning(|_, _| Ok(stored_quote(&scope(), QuoteStatus::Ready)));
     store.expect_update_quote().never();
     match quotes_only(store).finalize(&scope(), &quote_id()).await {
-        Err(ServiceError::Conflict(m)) => assert!(m.contains("the quote is ready"), "{m}"),
+        Err(e @ ServiceError::Quote(QuoteRefusal::NotInReview { .. })) => {
+            assert_eq!(e.code(), Code::Conflict);
+            assert!(e.message().contains("the quote is ready"), "{e}");
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -173,5 +173,8 @@ async fn a_colliding_fresh_id_is_retried_with_new_ids_then_given_up() {
         .replace(&scope(), &group_id(), vec![Ok(member("E1"))], ANY, false)
         .await
         .unwrap_err();
-    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+    assert!(
+        matches!(err, ServiceError::Conflict(Conflict::IdTaken)),
+        "{err:?}"
+    );
 }

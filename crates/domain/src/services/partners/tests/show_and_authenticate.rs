@@ -2,6 +2,7 @@
 //! live mode, revoke) and authentication, against the port mocks.
 
 use super::*;
+use crate::error::Code;
 
 // ---------------------------------------------------------------------------
 // show_key
@@ -23,7 +24,10 @@ async fn show_key_refuses_a_live_key_without_opening_anything() {
     let svc = service(store, MockClock::new(), MockEntropy::new(), sealer);
 
     let err = svc.show_key(&key_id()).await.unwrap_err();
-    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+    assert!(
+        matches!(err, ServiceError::Partner(PartnerRefusal::LiveKeyNotShown)),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -39,7 +43,9 @@ async fn show_key_refuses_a_revoked_test_key() {
 
     let err = svc.show_key(&key_id()).await.unwrap_err();
     assert!(
-        matches!(&err, ServiceError::Conflict(m) if m.contains("revoked")),
+        matches!(err, ServiceError::Partner(PartnerRefusal::Revoked))
+            && err.code() == Code::Conflict
+            && err.message().contains("revoked"),
         "{err:?}"
     );
 }
@@ -55,7 +61,10 @@ async fn show_key_refuses_a_test_key_that_was_not_kept_sealed() {
     let svc = service(store, MockClock::new(), MockEntropy::new(), sealer);
 
     let err = svc.show_key(&key_id()).await.unwrap_err();
-    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+    assert!(
+        matches!(err, ServiceError::Partner(PartnerRefusal::NotKept)),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -137,7 +146,10 @@ async fn show_key_reports_a_sealer_failure_as_a_conflict() {
 
     let err = svc.show_key(&key_id()).await.unwrap_err();
     assert!(
-        matches!(&err, ServiceError::Conflict(m) if *m == Unseal.to_string()),
+        matches!(
+            err,
+            ServiceError::Partner(PartnerRefusal::Unsealable(Unseal))
+        ) && err.message() == Unseal.to_string(),
         "{err:?}"
     );
 }
@@ -156,7 +168,13 @@ async fn a_sealed_key_moved_to_another_record_does_not_open() {
     let svc = service(store, MockClock::new(), MockEntropy::new(), sealer);
 
     let err = svc.show_key(&key_id()).await.unwrap_err();
-    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            ServiceError::Partner(PartnerRefusal::Unsealable(Unseal))
+        ),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
