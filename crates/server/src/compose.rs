@@ -18,29 +18,13 @@ use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, Pri
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
 use domain::services::webhooks::{WebhookPorts, WebhookSettings, Webhooks};
 use http_api::wire::plans::Plan;
-use http_api::{AppState, HttpConfig, Limits};
+use http_api::{AppState, HttpConfig};
 use pricing_core::RateCard;
 use store_diesel::Stores;
 
 use crate::config::Settings;
 use crate::jobs::JobHandlers;
 use crate::system::{self, Ports};
-
-/// The HTTP adapter's configuration from the settings.
-#[must_use]
-pub fn http_config(settings: &Settings) -> HttpConfig {
-    let r = &settings.rate_limits;
-    HttpConfig {
-        limits: Limits {
-            requests_per_minute: r.requests_per_minute,
-            census_writes_per_minute: r.census_writes_per_minute,
-            quote_creates_per_hour: r.quote_creates_per_hour,
-            failed_auth_per_minute: r.failed_auth_per_minute,
-        },
-        trusted_proxies: settings.proxy.trusted.clone(),
-        body_timeout: std::time::Duration::from_secs(settings.body_timeout_secs),
-    }
-}
 
 /// The rate card in use: the file `pricing.rate_card` names, or the
 /// built-in 2026 card when that file is the default path and absent (a
@@ -51,7 +35,7 @@ pub fn http_config(settings: &Settings) -> HttpConfig {
 /// When the configured file cannot be read or is not a valid card.
 pub fn rate_card(settings: &Settings) -> anyhow::Result<RateCard> {
     let path = &settings.pricing.rate_card;
-    if !path.exists() && path == std::path::Path::new(DEFAULT_RATE_CARD) {
+    if !path.exists() && path == std::path::Path::new(crate::config::DEFAULT_RATE_CARD) {
         return RateCard::builtin_2026().context("built-in rate card");
     }
     let text = std::fs::read_to_string(path)
@@ -63,9 +47,6 @@ pub fn rate_card(settings: &Settings) -> anyhow::Result<RateCard> {
         )
     })
 }
-
-/// The default `pricing.rate_card`.
-pub const DEFAULT_RATE_CARD: &str = "rate-cards/2026.toml";
 
 /// What every worker's application shares: the rate card, its plan
 /// catalogue, and the waker of this process's job worker.

@@ -60,15 +60,12 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     // Connections opened on the setup runtime die with it.
     drop(setup);
 
-    let config = compose::http_config(settings);
+    let config = settings.http.clone();
     tracing::info!(rate_card = card.version(), "rate card loaded");
     let mut parts = compose::Shared::of(card)?;
     parts.mailer = crate::mail::mailer(settings)?;
-    parts.wait_budget = std::time::Duration::from_millis(settings.pricing.wait_budget_ms);
-    let parts = parts.with_webhooks(domain::services::webhooks::WebhookSettings {
-        allow_insecure_endpoints: settings.webhooks.allow_insecure_endpoints,
-        retry_time_scale: settings.webhooks.retry_time_scale,
-    })?;
+    parts.wait_budget = settings.pricing.wait_budget;
+    let parts = parts.with_webhooks(settings.webhooks)?;
     let shared = match &db {
         Database::Sqlite { .. } => Some(
             Stores::open_owned(&db, POOL_PER_WORKER, &owner)
