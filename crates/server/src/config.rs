@@ -11,7 +11,7 @@
 //!   for the listen address and the database.
 //! - **Layering:** `figment` merges the layers above the defaults and
 //!   records which layer set each value; each layer is a provider of
-//!   [`layers`] (figment's own TOML and environment providers neither
+//!   `config/layers.rs` (figment's own TOML and environment providers neither
 //!   reject unknown keys nor name the variable a value came from).
 //! - **File:** every key must be a known one; an unknown key is an error
 //!   naming it and the file.
