@@ -21,10 +21,7 @@ use domain::ports::Minter;
 use crate::casing::{self, Style};
 use crate::error::{ApiError, Enveloped, ErrorBody};
 use crate::reply::style_of;
-use crate::state::AppState;
-
-/// The body deadline when the state names none.
-const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+use crate::state::{AppState, DEFAULT_BODY_TIMEOUT};
 
 /// The request id of the current request (`req_` + 12 hex).
 #[derive(Debug, Clone)]

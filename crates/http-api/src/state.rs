@@ -73,8 +73,9 @@ impl Limits {
     }
 }
 
-/// The HTTP adapter's configuration.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The HTTP adapter's configuration; its `Default` is the documented
+/// defaults (`[rate_limits]`, no trusted proxies, `body_timeout_secs = 60`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpConfig {
     /// Rate limits.
     pub limits: Limits,
@@ -83,6 +84,19 @@ pub struct HttpConfig {
     /// How long a client has to send a whole request body, counted from
     /// the moment its head arrived; then 408.
     pub body_timeout: std::time::Duration,
+}
+
+/// The default of [`HttpConfig::body_timeout`].
+pub const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            limits: Limits::default(),
+            trusted_proxies: Vec::new(),
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+        }
+    }
 }
 
 /// The shared application state.

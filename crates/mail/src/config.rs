@@ -21,6 +21,7 @@
 use std::fmt;
 use std::str::FromStr as _;
 
+use lettre::Address;
 use lettre::message::Mailbox;
 use secrecy::{ExposeSecret as _, SecretString};
 use url::{Host, Url};
@@ -302,6 +303,16 @@ impl FromAddress {
     }
 }
 
+/// The sender when `email.from` is not set: `no-reply@service.example`.
+impl Default for FromAddress {
+    fn default() -> Self {
+        Self(Mailbox::new(
+            None,
+            Address::new_dangerous("no-reply", "service.example"),
+        ))
+    }
+}
+
 impl fmt::Display for FromAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.0, f)
@@ -444,6 +455,10 @@ mod tests {
         assert_eq!(
             named.mailbox().email.to_string(),
             "no-reply@service.example"
+        );
+        assert_eq!(
+            FromAddress::default(),
+            FromAddress::parse("no-reply@service.example").unwrap()
         );
         for bad in ["", "no-reply", "@service.example", "a b@c"] {
             assert_eq!(FromAddress::parse(bad), Err(AddressError), "{bad:?}");

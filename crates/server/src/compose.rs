@@ -1,6 +1,9 @@
-//! Composition of the HTTP application: the domain's services over the
-//! storage ports and the production (or test) clock, entropy and sealer,
-//! handed to the actix-web adapter as one [`AppState`].
+//! The composition root: the one place where the domain's services are
+//! built over the storage ports ([`Stores`]), the other ports ([`Ports`]:
+//! clock, entropy, sealer) and what a process shares ([`Shared`]: the rate
+//! card, the mailer, the webhook deliverer…). [`Services`] serves `serve`
+//! (the HTTP application's [`AppState`], the job worker, the webhook
+//! dispatcher), every operator command and the test suites alike.
 
 use std::sync::Arc;
 
@@ -14,33 +17,18 @@ use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::jobs::Worker;
 use domain::services::members::Members;
+use domain::services::partners::Partners;
 use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
 use domain::services::webhooks::{WebhookPorts, WebhookSettings, Webhooks};
 use http_api::wire::plans::Plan;
-use http_api::{AppState, HttpConfig, Limits};
+use http_api::{AppState, HttpConfig};
 use pricing_core::RateCard;
 use store_diesel::Stores;
 
-use crate::config::Settings;
+use crate::config::{DEFAULT_RATE_CARD, Settings};
 use crate::jobs::JobHandlers;
-use crate::system::{self, Ports};
-
-/// The HTTP adapter's configuration from the settings.
-#[must_use]
-pub fn http_config(settings: &Settings) -> HttpConfig {
-    let r = &settings.rate_limits;
-    HttpConfig {
-        limits: Limits {
-            requests_per_minute: r.requests_per_minute,
-            census_writes_per_minute: r.census_writes_per_minute,
-            quote_creates_per_hour: r.quote_creates_per_hour,
-            failed_auth_per_minute: r.failed_auth_per_minute,
-        },
-        trusted_proxies: settings.proxy.trusted.clone(),
-        body_timeout: std::time::Duration::from_secs(settings.body_timeout_secs),
-    }
-}
+use crate::system::Ports;
 
 /// The rate card in use: the file `pricing.rate_card` names, or the
 /// built-in 2026 card when that file is the default path and absent (a
@@ -64,9 +52,6 @@ pub fn rate_card(settings: &Settings) -> anyhow::Result<RateCard> {
     })
 }
 
-/// The default `pricing.rate_card`.
-pub const DEFAULT_RATE_CARD: &str = "rate-cards/2026.toml";
-
 /// What every worker's application shares: the rate card, its plan
 /// catalogue, and the waker of this process's job worker.
 #[derive(Clone)]
@@ -89,19 +74,51 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The shared parts over `card`.
+    /// The shared parts over `card`, with the defaults of everything else
+    /// (a recording mailer, the default wait budget and webhook settings).
     ///
     /// # Errors
     /// When the plan catalogue does not describe the card's versions.
     pub fn of(card: RateCard) -> anyhow::Result<Self> {
+        Self::over(
+            card,
+            Arc::new(mail::RecordingMailer::new()),
+            price_on_plan::DEFAULT_WAIT_BUDGET,
+            WebhookSettings::default(),
+        )
+    }
+
+    /// The shared parts of `serve` over `card`: the mailer, the wait
+    /// budget and the webhook settings of `settings`.
+    ///
+    /// # Errors
+    /// When the catalogue does not describe the card, or the mailer or
+    /// the deliverer cannot be set up.
+    pub fn configured(card: RateCard, settings: &Settings) -> anyhow::Result<Self> {
+        Self::over(
+            card,
+            crate::mail::mailer(settings)?,
+            settings.pricing.wait_budget,
+            settings.webhooks,
+        )
+    }
+
+    fn over(
+        card: RateCard,
+        mailer: Arc<dyn domain::ports::Mailer>,
+        wait_budget: std::time::Duration,
+        webhooks: WebhookSettings,
+    ) -> anyhow::Result<Self> {
         Ok(Self {
             plans: plans_of(&card)?,
             card: Arc::new(card),
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
-            mailer: Arc::new(mail::RecordingMailer::new()),
-            wait_budget: price_on_plan::DEFAULT_WAIT_BUDGET,
-            webhooks: WebhookSettings::default(),
-            deliverer: Arc::new(crate::deliver::HttpDeliverer::start(false)?),
+            mailer,
+            wait_budget,
+            webhooks,
+            deliverer: Arc::new(crate::deliver::HttpDeliverer::start(
+                webhooks.allow_insecure_endpoints,
+            )?),
         })
     }
 
@@ -127,60 +144,6 @@ impl Shared {
     }
 }
 
-/// The job worker over `stores` and `ports`, with the handlers of every
-/// job kind: the market comparison and price-on-plan pricing.
-#[must_use]
-pub fn job_worker(stores: &Stores, ports: &Ports, shared: &Shared) -> (Worker, JobHandlers) {
-    (
-        Worker::new(Arc::clone(&stores.jobs), Arc::clone(&ports.clock)),
-        JobHandlers {
-            comparison: ComparisonHandler::new(
-                Arc::clone(&stores.groups),
-                Arc::clone(&stores.census),
-                Arc::clone(&ports.clock),
-                Arc::clone(&ports.entropy),
-                Arc::clone(&shared.card),
-            ),
-            price_on_plan: PriceOnPlanHandler::new(price_on_plan_service(stores, ports, shared)),
-        },
-    )
-}
-
-/// The webhook service (registration, test ping, dispatcher) over
-/// `stores` and `ports`.
-#[must_use]
-pub fn webhooks_service(stores: &Stores, ports: &Ports, shared: &Shared) -> Webhooks {
-    Webhooks::new(
-        WebhookPorts {
-            endpoints: Arc::clone(&stores.webhooks),
-            outbox: Arc::clone(&stores.outbox),
-            partners: Arc::clone(&stores.partners),
-            deliverer: Arc::clone(&shared.deliverer),
-            sealer: Arc::clone(&ports.sealer),
-            clock: Arc::clone(&ports.clock),
-            entropy: Arc::clone(&ports.entropy),
-        },
-        shared.webhooks,
-    )
-}
-
-/// The price-on-plan service over `stores` and `ports`.
-#[must_use]
-pub fn price_on_plan_service(stores: &Stores, ports: &Ports, shared: &Shared) -> PriceOnPlan {
-    PriceOnPlan::new(
-        PriceOnPlanPorts {
-            groups: Arc::clone(&stores.groups),
-            quotes: Arc::clone(&stores.quotes),
-            jobs: Arc::clone(&stores.jobs),
-            clock: Arc::clone(&ports.clock),
-            entropy: Arc::clone(&ports.entropy),
-        },
-        Arc::clone(&shared.card),
-        shared.wait_budget,
-    )
-    .with_waker(Arc::clone(&shared.jobs_waker))
-}
-
 /// The plan catalogue of `GET /plans` for `card`.
 ///
 /// # Errors
@@ -190,79 +153,253 @@ pub fn plans_of(card: &RateCard) -> anyhow::Result<Arc<Vec<Plan>>> {
     Ok(Arc::new(plans.iter().map(Plan::from).collect()))
 }
 
-/// The application state over `stores` and `ports`.
-#[must_use]
-pub fn app_state(stores: &Stores, ports: &Ports, config: HttpConfig, shared: &Shared) -> AppState {
-    AppState {
-        partners: system::partners(stores, ports),
-        groups: Groups::new(
-            Arc::clone(&stores.groups),
-            Arc::clone(&ports.clock),
-            Arc::clone(&ports.entropy),
-        ),
-        census: Census::new(
-            Arc::clone(&stores.census),
-            Arc::clone(&stores.groups),
-            Arc::clone(&ports.clock),
-            Arc::clone(&ports.entropy),
-        ),
-        quotes: Quotes::new(
-            QuotePorts {
-                groups: Arc::clone(&stores.groups),
-                census: Arc::clone(&stores.census),
-                quotes: Arc::clone(&stores.quotes),
-                jobs: Arc::clone(&stores.jobs),
-                clock: Arc::clone(&ports.clock),
-                entropy: Arc::clone(&ports.entropy),
-            },
-            Arc::clone(&shared.card),
-        ),
-        price_on_plan: price_on_plan_service(stores, ports, shared),
-        enrollments: Enrollments::new(
-            Arc::clone(&stores.groups),
-            Arc::clone(&stores.quotes),
-            Arc::clone(&ports.clock),
-            Arc::clone(&ports.entropy),
+/// Every service of the application over one set of stores, ports and
+/// shared parts. Cheap to build and to clone (it holds `Arc`s); each
+/// method builds its service afresh.
+#[derive(Clone)]
+pub struct Services {
+    stores: Stores,
+    ports: Ports,
+    shared: Shared,
+}
+
+impl Services {
+    /// The services over `stores`, `ports` and `shared`.
+    #[must_use]
+    pub fn new(stores: &Stores, ports: &Ports, shared: &Shared) -> Self {
+        Self {
+            stores: stores.clone(),
+            ports: ports.clone(),
+            shared: shared.clone(),
+        }
+    }
+
+    /// The storage ports.
+    #[must_use]
+    pub const fn stores(&self) -> &Stores {
+        &self.stores
+    }
+
+    /// The other ports.
+    #[must_use]
+    pub const fn ports(&self) -> &Ports {
+        &self.ports
+    }
+
+    /// The shared parts.
+    #[must_use]
+    pub const fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    /// Partners and their keys.
+    #[must_use]
+    pub fn partners(&self) -> Partners {
+        let (s, p) = (&self.stores, &self.ports);
+        Partners::new(
+            Arc::clone(&s.partners),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+            Arc::clone(&p.sealer),
         )
-        .with_mailer(Arc::clone(&shared.mailer)),
-        members: Members::new(
-            Arc::clone(&stores.groups),
-            Arc::clone(&stores.census),
-            Arc::clone(&ports.clock),
-            Arc::clone(&ports.entropy),
-        ),
-        accounts: Accounts::new(
-            Arc::clone(&stores.groups),
-            Arc::clone(&stores.census),
-            Arc::clone(&stores.quotes),
-            Arc::clone(&stores.claims),
-            Arc::clone(&ports.clock),
-        ),
-        elections: Elections::new(
-            Arc::clone(&stores.groups),
-            Arc::clone(&stores.census),
-            Arc::clone(&stores.quotes),
-            Arc::clone(&shared.mailer),
-            Arc::clone(&ports.clock),
-            Arc::clone(&ports.entropy),
-        ),
-        embed_sessions: EmbedSessions::new(
-            Arc::clone(&stores.groups),
-            Arc::clone(&stores.quotes),
-            Arc::clone(&ports.sealer),
-            Arc::clone(&ports.clock),
-            Arc::clone(&ports.entropy),
-        ),
-        events: Events::new(Arc::clone(&stores.outbox), Arc::clone(&ports.clock)),
-        webhooks: webhooks_service(stores, ports, shared),
-        jobs_waker: Arc::clone(&shared.jobs_waker),
-        census_store: Arc::clone(&stores.census),
-        idempotency: Arc::clone(&stores.idempotency),
-        rate_limits: Arc::clone(&stores.rate_limits),
-        health: Arc::clone(&stores.health),
-        clock: Arc::clone(&ports.clock),
-        entropy: Arc::clone(&ports.entropy),
-        plans: Arc::clone(&shared.plans),
-        config: Arc::new(config),
+    }
+
+    /// Employer groups.
+    #[must_use]
+    pub fn groups(&self) -> Groups {
+        let (s, p) = (&self.stores, &self.ports);
+        Groups::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+    }
+
+    /// Census writes.
+    #[must_use]
+    pub fn census(&self) -> Census {
+        let (s, p) = (&self.stores, &self.ports);
+        Census::new(
+            Arc::clone(&s.census),
+            Arc::clone(&s.groups),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+    }
+
+    /// Quotes, over the shared rate card.
+    #[must_use]
+    pub fn quotes(&self) -> Quotes {
+        let (s, p) = (&self.stores, &self.ports);
+        Quotes::new(
+            QuotePorts {
+                groups: Arc::clone(&s.groups),
+                census: Arc::clone(&s.census),
+                quotes: Arc::clone(&s.quotes),
+                jobs: Arc::clone(&s.jobs),
+                clock: Arc::clone(&p.clock),
+                entropy: Arc::clone(&p.entropy),
+            },
+            Arc::clone(&self.shared.card),
+        )
+    }
+
+    /// Price-on-plan, waking the job worker when it queues a pricing.
+    #[must_use]
+    pub fn price_on_plan(&self) -> PriceOnPlan {
+        let (s, p) = (&self.stores, &self.ports);
+        PriceOnPlan::new(
+            PriceOnPlanPorts {
+                groups: Arc::clone(&s.groups),
+                quotes: Arc::clone(&s.quotes),
+                jobs: Arc::clone(&s.jobs),
+                clock: Arc::clone(&p.clock),
+                entropy: Arc::clone(&p.entropy),
+            },
+            Arc::clone(&self.shared.card),
+            self.shared.wait_budget,
+        )
+        .with_waker(Arc::clone(&self.shared.jobs_waker))
+    }
+
+    /// Enrollments and going live, inviting through the shared mailer.
+    #[must_use]
+    pub fn enrollments(&self) -> Enrollments {
+        let (s, p) = (&self.stores, &self.ports);
+        Enrollments::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&s.quotes),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+        .with_mailer(Arc::clone(&self.shared.mailer))
+    }
+
+    /// Members one at a time.
+    #[must_use]
+    pub fn members(&self) -> Members {
+        let (s, p) = (&self.stores, &self.ports);
+        Members::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&s.census),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+    }
+
+    /// Account data and claims imports.
+    #[must_use]
+    pub fn accounts(&self) -> Accounts {
+        let (s, p) = (&self.stores, &self.ports);
+        Accounts::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&s.census),
+            Arc::clone(&s.quotes),
+            Arc::clone(&s.claims),
+            Arc::clone(&p.clock),
+        )
+    }
+
+    /// Final elections.
+    #[must_use]
+    pub fn elections(&self) -> Elections {
+        let (s, p) = (&self.stores, &self.ports);
+        Elections::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&s.census),
+            Arc::clone(&s.quotes),
+            Arc::clone(&self.shared.mailer),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+    }
+
+    /// Embed sessions.
+    #[must_use]
+    pub fn embed_sessions(&self) -> EmbedSessions {
+        let (s, p) = (&self.stores, &self.ports);
+        EmbedSessions::new(
+            Arc::clone(&s.groups),
+            Arc::clone(&s.quotes),
+            Arc::clone(&p.sealer),
+            Arc::clone(&p.clock),
+            Arc::clone(&p.entropy),
+        )
+    }
+
+    /// The event feed.
+    #[must_use]
+    pub fn events(&self) -> Events {
+        Events::new(
+            Arc::clone(&self.stores.outbox),
+            Arc::clone(&self.ports.clock),
+        )
+    }
+
+    /// Webhooks: registration, the test ping and the dispatcher.
+    #[must_use]
+    pub fn webhooks(&self) -> Webhooks {
+        let (s, p) = (&self.stores, &self.ports);
+        Webhooks::new(
+            WebhookPorts {
+                endpoints: Arc::clone(&s.webhooks),
+                outbox: Arc::clone(&s.outbox),
+                partners: Arc::clone(&s.partners),
+                deliverer: Arc::clone(&self.shared.deliverer),
+                sealer: Arc::clone(&p.sealer),
+                clock: Arc::clone(&p.clock),
+                entropy: Arc::clone(&p.entropy),
+            },
+            self.shared.webhooks,
+        )
+    }
+
+    /// The job worker, with the handlers of every job kind: the market
+    /// comparison and price-on-plan pricing.
+    #[must_use]
+    pub fn job_worker(&self) -> (Worker, JobHandlers) {
+        let (s, p) = (&self.stores, &self.ports);
+        (
+            Worker::new(Arc::clone(&s.jobs), Arc::clone(&p.clock)),
+            JobHandlers {
+                comparison: ComparisonHandler::new(
+                    Arc::clone(&s.groups),
+                    Arc::clone(&s.census),
+                    Arc::clone(&p.clock),
+                    Arc::clone(&p.entropy),
+                    Arc::clone(&self.shared.card),
+                ),
+                price_on_plan: PriceOnPlanHandler::new(self.price_on_plan()),
+            },
+        )
+    }
+
+    /// The HTTP application's state, configured by `config`.
+    #[must_use]
+    pub fn app_state(&self, config: HttpConfig) -> AppState {
+        let (s, p) = (&self.stores, &self.ports);
+        AppState {
+            partners: self.partners(),
+            groups: self.groups(),
+            census: self.census(),
+            quotes: self.quotes(),
+            price_on_plan: self.price_on_plan(),
+            enrollments: self.enrollments(),
+            members: self.members(),
+            accounts: self.accounts(),
+            elections: self.elections(),
+            embed_sessions: self.embed_sessions(),
+            events: self.events(),
+            webhooks: self.webhooks(),
+            jobs_waker: Arc::clone(&self.shared.jobs_waker),
+            census_store: Arc::clone(&s.census),
+            idempotency: Arc::clone(&s.idempotency),
+            rate_limits: Arc::clone(&s.rate_limits),
+            health: Arc::clone(&s.health),
+            clock: Arc::clone(&p.clock),
+            entropy: Arc::clone(&p.entropy),
+            plans: Arc::clone(&self.shared.plans),
+            config: Arc::new(config),
+        }
     }
 }

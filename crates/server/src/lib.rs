@@ -7,7 +7,9 @@
 //!   `PARTNER_API_*` variables and flags, validated at load.
 //! - [`system`]: the system clock, OS entropy, the sealer of secrets at
 //!   rest, and the services built over them.
-//! - [`compose`]: the HTTP application's state over the ports.
+//! - [`compose`]: the composition root — [`compose::Services`] builds
+//!   every service, the HTTP application's state, the job worker and the
+//!   webhook dispatcher, for `serve`, the operator commands and the tests.
 //! - [`mail`]: the outbound email port from `[email]`.
 //! - [`operator`]: `partner …`, `key …`, `quote finalize` and
 //!   `group go-live`.

@@ -26,9 +26,10 @@ use domain::partner::PartnerKind;
 use domain::ports::Minter;
 use store_diesel::{Database, Stores};
 
+use crate::compose::{self, Services};
 use crate::config::{Settings, describe};
 use crate::system::{self, Ports};
-use crate::{compose, heartbeat, migrate};
+use crate::{heartbeat, migrate};
 
 /// Pooled connections per worker on PostgreSQL, and in total on SQLite.
 const POOL_PER_WORKER: usize = 8;
@@ -52,23 +53,17 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     let setup = migrate::runtime()?;
     let applied = setup.block_on(migrate::apply_async(&db))?;
     tracing::info!(database = %describe(&db), applied = applied.len(), "database ready");
+    tracing::info!(rate_card = card.version(), "rate card loaded");
+    let parts = compose::Shared::configured(card, settings)?;
     if demo {
-        setup.block_on(create_demo(settings, &ports, json))?;
+        setup.block_on(create_demo(settings, &ports, &parts, json))?;
     }
     let owner = Minter::new(ports.entropy.as_ref()).process_id();
     setup.block_on(register(&db, &owner, &ports))?;
     // Connections opened on the setup runtime die with it.
     drop(setup);
 
-    let config = compose::http_config(settings);
-    tracing::info!(rate_card = card.version(), "rate card loaded");
-    let mut parts = compose::Shared::of(card)?;
-    parts.mailer = crate::mail::mailer(settings)?;
-    parts.wait_budget = std::time::Duration::from_millis(settings.pricing.wait_budget_ms);
-    let parts = parts.with_webhooks(domain::services::webhooks::WebhookSettings {
-        allow_insecure_endpoints: settings.webhooks.allow_insecure_endpoints,
-        retry_time_scale: settings.webhooks.retry_time_scale,
-    })?;
+    let config = settings.http.clone();
     let shared = match &db {
         Database::Sqlite { .. } => Some(
             Stores::open_owned(&db, POOL_PER_WORKER, &owner)
@@ -94,7 +89,7 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
                 tracing::error!(error = %e, "cannot open the PostgreSQL pool");
                 std::process::exit(1)
             });
-            http_api::app(compose::app_state(&stores, &ports, config.clone(), &parts))
+            http_api::app(Services::new(&stores, &ports, &parts).app_state(config.clone()))
         })
         .with_context(|| format!("cannot listen on {listen}"))?;
         if json {
@@ -194,7 +189,7 @@ fn spawn_heartbeat(owned: &Owned, ports: &Ports) -> anyhow::Result<heartbeat::St
 fn spawn_job_worker(owned: &Owned, ports: &Ports, parts: &compose::Shared) -> anyhow::Result<()> {
     let (ports, parts) = (ports.clone(), parts.clone());
     spawn_background("jobs", owned, move |stores| {
-        let (worker, handler) = compose::job_worker(stores, &ports, &parts);
+        let (worker, handler) = Services::new(stores, &ports, &parts).job_worker();
         crate::jobs::run(worker, handler, Arc::clone(&parts.jobs_waker))
     })
 }
@@ -203,15 +198,20 @@ fn spawn_job_worker(owned: &Owned, ports: &Ports, parts: &compose::Shared) -> an
 fn spawn_dispatcher(owned: &Owned, ports: &Ports, parts: &compose::Shared) -> anyhow::Result<()> {
     let (ports, parts) = (ports.clone(), parts.clone());
     spawn_background("webhooks", owned, move |stores| {
-        crate::dispatch::run(compose::webhooks_service(stores, &ports, &parts))
+        crate::dispatch::run(Services::new(stores, &ports, &parts).webhooks())
     })
 }
 
 /// Creates the demo broker and its test key when the database has no
 /// partner yet, printing the key once; otherwise says where to find keys.
-async fn create_demo(settings: &Settings, ports: &Ports, json: bool) -> anyhow::Result<()> {
+async fn create_demo(
+    settings: &Settings,
+    ports: &Ports,
+    parts: &compose::Shared,
+    json: bool,
+) -> anyhow::Result<()> {
     let stores = system::open_stores(settings, 2)?;
-    let partners = system::partners(&stores, ports);
+    let partners = Services::new(&stores, ports, parts).partners();
     if !partners.partners().await?.is_empty() {
         if json {
             println!("{}", serde_json::json!({"demo": "exists"}));

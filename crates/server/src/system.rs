@@ -1,6 +1,6 @@
 //! The production adapters of the domain's non-storage ports — the system
 //! clock, the operating system's random source, the AES-256-GCM sealer and
-//! its key file — and the composition of the services over them.
+//! its key file — and the opening of the storage ports.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -12,7 +12,6 @@ use ring::rand::{SecureRandom, SystemRandom};
 use secrecy::ExposeSecret as _;
 
 use domain::ports::{Clock, Entropy, Sealer};
-use domain::services::partners::Partners;
 use store_diesel::Stores;
 use store_diesel::sealer::AesGcmSealer;
 
@@ -157,17 +156,6 @@ impl Ports {
 pub fn open_stores(settings: &Settings, max_connections: usize) -> anyhow::Result<Stores> {
     Stores::open(&settings.database, max_connections)
         .with_context(|| format!("cannot open {}", describe(&settings.database)))
-}
-
-/// The partners service over `stores` and `ports`.
-#[must_use]
-pub fn partners(stores: &Stores, ports: &Ports) -> Partners {
-    Partners::new(
-        Arc::clone(&stores.partners),
-        Arc::clone(&ports.clock),
-        Arc::clone(&ports.entropy),
-        Arc::clone(&ports.sealer),
-    )
 }
 
 #[cfg(test)]

@@ -1,13 +1,18 @@
-//! The layering itself, on `toml::Value`: each known key holds the value
-//! of the highest layer that set it and the [`Source`] it came from. The
-//! typed settings are read from here in `config.rs`.
+//! The layers above the defaults, each a `figment` [`Provider`]: the
+//! `--config` file, one per `PARTNER_API_*` variable that names a key, one
+//! per flag. Each carries the [`Source`] that errors name (a file's path,
+//! a variable's exact name, a flag), and holds only known keys, as TOML
+//! values (carried through figment's values by serde, TOML dates
+//! included). The file is read and checked when its layer is made, so an
+//! unknown key or bad syntax is reported with today's exact messages.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::config::{ConfigError, DEFAULTS, ENV_PREFIX, Source};
+use figment::value::{Dict, Map};
+use figment::{Metadata, Profile, Provider};
+use toml::Value;
 
-pub(crate) use toml::Value;
+use crate::config::{ConfigError, ENV_PREFIX, Source};
 
 /// How an environment variable's text becomes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,34 +60,30 @@ fn known(key: &str) -> Option<(&'static str, Kind)> {
     KEYS.iter().find(|(k, _)| *k == key).copied()
 }
 
-/// The merged layers.
-#[derive(Debug, Default)]
-pub(crate) struct Layers {
-    values: BTreeMap<&'static str, (Value, Source)>,
+/// One layer: where it came from and the known keys it sets.
+#[derive(Debug, Clone)]
+pub(crate) struct Layer {
+    source: Source,
+    values: Vec<(&'static str, Value)>,
 }
 
-impl Layers {
-    /// The built-in defaults.
-    pub(crate) fn defaults() -> Result<Self, ConfigError> {
-        let mut layers = Self::default();
-        let table = parse(DEFAULTS, Path::new("<defaults>"))?;
-        layers.merge_table(table, "", &Source::Default, Path::new("<defaults>"))?;
-        Ok(layers)
+impl Layer {
+    /// The `--config` file, read and checked: TOML, known keys only, and a
+    /// table where a key groups others.
+    pub(crate) fn file(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
+            path: path.to_owned(),
+            cause,
+        })?;
+        let mut layer = Self {
+            source: Source::File(path.to_owned()),
+            values: Vec::new(),
+        };
+        layer.table(parse(&text, path)?, "", path)?;
+        Ok(layer)
     }
 
-    /// Lays a TOML file over the values so far.
-    pub(crate) fn file(&mut self, text: &str, path: &Path) -> Result<(), ConfigError> {
-        let table = parse(text, path)?;
-        self.merge_table(table, "", &Source::File(path.to_owned()), path)
-    }
-
-    fn merge_table(
-        &mut self,
-        table: toml::Table,
-        prefix: &str,
-        source: &Source,
-        path: &Path,
-    ) -> Result<(), ConfigError> {
+    fn table(&mut self, table: toml::Table, prefix: &str, path: &Path) -> Result<(), ConfigError> {
         for (name, value) in table {
             let key = if prefix.is_empty() {
                 name
@@ -90,15 +91,15 @@ impl Layers {
                 format!("{prefix}.{name}")
             };
             if let Some((known, _)) = known(&key) {
-                self.values.insert(known, (value, source.clone()));
+                self.values.push((known, value));
             } else if TABLES.contains(&key.as_str()) {
                 match value {
-                    Value::Table(inner) => self.merge_table(inner, &key, source, path)?,
+                    Value::Table(inner) => self.table(inner, &key, path)?,
                     other => {
                         return Err(ConfigError::Invalid {
                             key,
                             problem: format!("must be a table, got {other}"),
-                            origin: source.clone(),
+                            origin: self.source.clone(),
                         });
                     }
                 }
@@ -112,9 +113,9 @@ impl Layers {
         Ok(())
     }
 
-    /// Lays the `PARTNER_API_*` variables among `env` over the values so
-    /// far; variables naming no key are ignored.
-    pub(crate) fn env(&mut self, env: impl IntoIterator<Item = (String, String)>) {
+    /// One layer per `PARTNER_API_*` variable among `env` that names a
+    /// key, in the order they apply; the others are ignored.
+    pub(crate) fn env(env: impl IntoIterator<Item = (String, String)>) -> Vec<Self> {
         // Sorted, so that two spellings of one key resolve the same way on
         // every run.
         let mut vars: Vec<(String, String)> = env
@@ -122,34 +123,62 @@ impl Layers {
             .filter(|(name, _)| name.starts_with(ENV_PREFIX))
             .collect();
         vars.sort();
-        for (name, text) in vars {
-            let Some(rest) = name.get(ENV_PREFIX.len()..) else {
-                continue;
-            };
-            let key = rest.to_ascii_lowercase().replace("__", ".");
-            if let Some((key, kind)) = known(&key) {
-                self.values
-                    .insert(key, (env_value(&text, kind), Source::Env(name)));
-            }
+        vars.into_iter()
+            .filter_map(|(name, text)| {
+                let rest = name.get(ENV_PREFIX.len()..)?;
+                let (key, kind) = known(&rest.to_ascii_lowercase().replace("__", "."))?;
+                Some(Self {
+                    source: Source::Env(name),
+                    values: vec![(key, env_value(&text, kind))],
+                })
+            })
+            .collect()
+    }
+
+    /// `key` set by the command-line flag `flag`.
+    pub(crate) fn flag(key: &'static str, flag: &'static str, text: &str) -> Self {
+        Self {
+            source: Source::Flag(flag),
+            values: vec![(key, Value::String(text.to_owned()))],
         }
     }
 
-    /// Sets `key` from a command-line flag.
-    pub(crate) fn flag(&mut self, key: &'static str, flag: &'static str, text: &str) {
-        self.values
-            .insert(key, (Value::String(text.to_owned()), Source::Flag(flag)));
+    /// Where the layer came from.
+    pub(crate) const fn source(&self) -> &Source {
+        &self.source
+    }
+}
+
+impl Provider for Layer {
+    fn metadata(&self) -> Metadata {
+        let named = Metadata::named(self.source.to_string());
+        match &self.source {
+            Source::File(path) => named.source(figment::Source::File(path.clone())),
+            _ => named,
+        }
     }
 
-    /// The value of `key`, if any layer set it.
-    pub(crate) fn value(&self, key: &str) -> Option<&Value> {
-        self.values.get(key).map(|(v, _)| v)
-    }
-
-    /// The layer `key` came from.
-    pub(crate) fn source(&self, key: &str) -> Source {
-        self.values
-            .get(key)
-            .map_or(Source::Default, |(_, s)| s.clone())
+    fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
+        let mut root = toml::Table::new();
+        for (key, value) in &self.values {
+            let (table, name) = match key.split_once('.') {
+                Some((table, name)) => {
+                    let entry = root
+                        .entry(table)
+                        .or_insert_with(|| Value::Table(toml::Table::new()));
+                    match entry {
+                        Value::Table(inner) => (inner, name),
+                        _ => continue,
+                    }
+                }
+                None => (&mut root, *key),
+            };
+            table.insert(name.to_owned(), value.clone());
+        }
+        let dict: Dict = figment::value::Value::serialize(root)?
+            .into_dict()
+            .unwrap_or_default();
+        Ok(Profile::Default.collect(dict))
     }
 }
 

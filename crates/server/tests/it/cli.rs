@@ -15,13 +15,12 @@ use domain::mode::Mode;
 use domain::page::PageRequest;
 use domain::quote::{Quote, QuoteStatus};
 use domain::scope::Scope;
-use domain::services::census::Census;
 use domain::services::enrollments::{EnrollmentInput, Enrollments, Signatory};
-use domain::services::groups::Groups;
-use domain::services::quotes::{QuoteInput, QuotePorts, Quotes};
+use domain::services::quotes::{QuoteInput, Quotes};
 use pricing_core::census::CensusMember;
 use pricing_core::{CensusRules, RateCard};
 use serde_json::{Value, json};
+use server::compose::{Services, Shared};
 use server::system::{OsEntropy, Ports, SystemClock};
 use store_diesel::sealer::AesGcmSealer;
 use store_diesel::{Database, Stores};
@@ -520,13 +519,12 @@ fn enable_live_needs_the_test_flow_or_force(s: &Sandbox) {
     assert_eq!(s.json(&["partner", "show", &prt])["live_enabled"], false);
 }
 
-/// The domain's services over a sandbox's database, composed as the
-/// server composes them, to create what the HTTP API would.
+/// The domain's services over a sandbox's database, built by the server's
+/// composition root, to create what the HTTP API would.
 struct Library {
     /// Dropped before the runtime its connections were opened on.
     stores: Stores,
-    ports: Ports,
-    card: Arc<RateCard>,
+    services: Services,
     rt: tokio::runtime::Runtime,
 }
 
@@ -534,54 +532,35 @@ impl Library {
     /// Opens the sandbox's database (which a command has migrated).
     fn open(s: &Sandbox) -> Self {
         let db = Database::parse(&s.url).unwrap();
+        let stores = Stores::open(&db, 2).unwrap();
+        let ports = Ports {
+            clock: Arc::new(SystemClock),
+            entropy: Arc::new(OsEntropy::new()),
+            sealer: Arc::new(AesGcmSealer::from_hex(&"ab".repeat(32)).unwrap()),
+        };
+        let shared = Shared::of(RateCard::builtin_2026().unwrap()).unwrap();
         Self {
-            stores: Stores::open(&db, 2).unwrap(),
-            ports: Ports {
-                clock: Arc::new(SystemClock),
-                entropy: Arc::new(OsEntropy::new()),
-                sealer: Arc::new(AesGcmSealer::from_hex(&"ab".repeat(32)).unwrap()),
-            },
-            card: Arc::new(RateCard::builtin_2026().unwrap()),
+            services: Services::new(&stores, &ports, &shared),
+            stores,
             rt: tokio::runtime::Runtime::new().unwrap(),
         }
     }
 
     fn quotes(&self) -> Quotes {
-        let (s, p) = (&self.stores, &self.ports);
-        Quotes::new(
-            QuotePorts {
-                groups: Arc::clone(&s.groups),
-                census: Arc::clone(&s.census),
-                quotes: Arc::clone(&s.quotes),
-                jobs: Arc::clone(&s.jobs),
-                clock: Arc::clone(&p.clock),
-                entropy: Arc::clone(&p.entropy),
-            },
-            Arc::clone(&self.card),
-        )
+        self.services.quotes()
     }
 
     fn enrollments(&self) -> Enrollments {
-        let (s, p) = (&self.stores, &self.ports);
-        Enrollments::new(
-            Arc::clone(&s.groups),
-            Arc::clone(&s.quotes),
-            Arc::clone(&p.clock),
-            Arc::clone(&p.entropy),
-        )
+        self.services.enrollments()
     }
 
     /// A group of `scope` with a census of `employees` members, its market
     /// comparison run, and one quote on it.
     fn quoted_group(&self, scope: &Scope, domain: &str, employees: usize) -> (Group, Quote) {
-        let (s, p) = (&self.stores, &self.ports);
         self.rt.block_on(async {
-            let groups = Groups::new(
-                Arc::clone(&s.groups),
-                Arc::clone(&p.clock),
-                Arc::clone(&p.entropy),
-            );
-            let group = groups
+            let group = self
+                .services
+                .groups()
                 .create(
                     scope,
                     GroupFields {
@@ -592,12 +571,7 @@ impl Library {
                 )
                 .await
                 .unwrap();
-            let census = Census::new(
-                Arc::clone(&s.census),
-                Arc::clone(&s.groups),
-                Arc::clone(&p.clock),
-                Arc::clone(&p.entropy),
-            );
+            let census = self.services.census();
             let dob = time::macros::date!(1985 - 06 - 15);
             let rows = (0..employees)
                 .map(|i| Ok(CensusMember::new(&format!("E{i}"), dob, "60601")))
@@ -613,8 +587,7 @@ impl Library {
                 .await
                 .unwrap();
             assert_eq!(usize::try_from(written.accepted).unwrap(), employees);
-            let shared = server::compose::Shared::of((*self.card).clone()).unwrap();
-            let (worker, handler) = server::compose::job_worker(s, p, &shared);
+            let (worker, handler) = self.services.job_worker();
             assert_eq!(server::jobs::drain(&worker, &handler).await.unwrap(), 1);
             let quote = self
                 .quotes()

@@ -12,10 +12,9 @@ use domain::ids::GroupId;
 use domain::job::JobKind;
 use domain::ports::Clock;
 use domain::scope::Scope;
-use domain::services::census::Census;
 use pricing_core::CensusRules;
 use serde_json::Value;
-use server::system::OsEntropy;
+use server::compose::{Services, Shared};
 use store_diesel::Stores;
 
 /// The binary under test.
@@ -123,6 +122,12 @@ pub fn fails(cmd: &mut Command) -> String {
     line.to_owned()
 }
 
+/// The shared parts of a test process: the built-in rate card, a
+/// recording mailer, the default webhook settings.
+pub fn shared() -> Shared {
+    Shared::builtin().unwrap()
+}
+
 /// Writes a one-member census for group `gid` of `scope`, its time read
 /// from `clock`, and checks that it queued the group's market comparison:
 /// what a census written with no `serve` running leaves in the database.
@@ -132,12 +137,7 @@ pub async fn queue_a_comparison(
     gid: &GroupId,
     clock: Arc<dyn Clock>,
 ) {
-    let census = Census::new(
-        Arc::clone(&stores.census),
-        Arc::clone(&stores.groups),
-        clock,
-        Arc::new(OsEntropy::new()),
-    );
+    let census = Services::new(stores, &crate::http::ports_with(clock), &shared()).census();
     let member =
         pricing_core::CensusMember::new("E-1", time::macros::date!(1988 - 04 - 12), "60601");
     census

@@ -56,6 +56,7 @@ use domain::ports::Clock;
 use domain::scope::Scope;
 use http_api::{AppState, HttpConfig, Limits};
 use serde_json::Value;
+use server::compose::Services;
 use server::system::{OsEntropy, Ports, SystemClock};
 use store_diesel::Stores;
 use store_diesel::sealer::AesGcmSealer;
@@ -147,8 +148,7 @@ impl TestApp {
             db,
             HttpConfig {
                 limits,
-                trusted_proxies: Vec::new(),
-                body_timeout: std::time::Duration::from_secs(60),
+                ..HttpConfig::default()
             },
         )
     }
@@ -177,7 +177,7 @@ impl TestApp {
         adjust(&mut parts);
         let mail = Arc::new(mail::RecordingMailer::new());
         parts.mailer = mail.clone();
-        let state = server::compose::app_state(&db.stores, &ports, config.clone(), &parts);
+        let state = Services::new(&db.stores, &ports, &parts).app_state(config.clone());
         Self {
             db,
             state,
@@ -204,9 +204,15 @@ impl TestApp {
         })
     }
 
+    /// The services of this application, as the composition root builds
+    /// them for `serve`.
+    pub fn services(&self) -> Services {
+        Services::new(&self.db.stores, &self.ports, &self.shared)
+    }
+
     /// The webhook service of this application (its dispatcher).
     pub fn webhooks(&self) -> domain::services::webhooks::Webhooks {
-        server::compose::webhooks_service(&self.db.stores, &self.ports, &self.shared)
+        self.services().webhooks()
     }
 
     /// Makes every due webhook attempt (the dispatcher, stepped until
@@ -218,14 +224,13 @@ impl TestApp {
     /// The state of a second application (another server process) over
     /// `stores`, with the same clock and configuration.
     pub fn state_over(&self, stores: &Stores) -> AppState {
-        server::compose::app_state(stores, &self.ports, self.config.clone(), &self.shared)
+        Services::new(stores, &self.ports, &self.shared).app_state(self.config.clone())
     }
 
     /// Runs every due background job (the market comparisons census
     /// writes enqueued) to completion; returns how many ran.
     pub async fn run_jobs(&self) -> u32 {
-        let (worker, handler) =
-            server::compose::job_worker(&self.db.stores, &self.ports, &self.shared);
+        let (worker, handler) = self.services().job_worker();
         server::jobs::drain(&worker, &handler).await.unwrap()
     }
 

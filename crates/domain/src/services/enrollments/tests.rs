@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 
 use super::*;
-use crate::event::EventType;
 use crate::error::Code;
+use crate::event::EventType;
 use crate::ids::PartnerId;
 use crate::ports::{MockClock, MockEntropy};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};

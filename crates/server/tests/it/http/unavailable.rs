@@ -16,12 +16,9 @@ use crate::http::{TestApp, assert_error, get, group_body, ports, post, send, unk
 async fn an_unreachable_database_answers_503() {
     let db = Database::parse("postgres://postgres@127.0.0.1:1/none").unwrap();
     let stores = Stores::open(&db, 2).unwrap();
-    let state = server::compose::app_state(
-        &stores,
-        &ports(),
-        HttpConfig::default(),
-        &server::compose::Shared::builtin().unwrap(),
-    );
+    let shared = server::compose::Shared::builtin().unwrap();
+    let state =
+        server::compose::Services::new(&stores, &ports(), &shared).app_state(HttpConfig::default());
     let svc = test::init_service(http_api::app(state)).await;
     let live = domain::api_key::ApiKey::from_bytes(Mode::Live, [1; 16]);
     for key in [unknown_key(), live.expose().to_owned()] {

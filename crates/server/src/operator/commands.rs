@@ -1,0 +1,182 @@
+//! What each operator command does, over the composed [`Services`], and
+//! the answer it prints.
+
+use domain::error::Code;
+use domain::mode::Mode;
+use domain::partner::{BenefitsAdmin, PartnerKind};
+use domain::services::ServiceError;
+use domain::services::partners::Partners;
+use domain::store::Conflict;
+
+use crate::compose::Services;
+use crate::operator::args::{
+    AdminArg, GroupCommand, KeyCommand, KindArg, ModeArg, PartnerCommand, QuoteCommand,
+};
+use crate::operator::render::{self, Output};
+use crate::operator::{
+    OpError, claims, group_id, key_id, no_key, no_partner, partner_id, quote_id, readiness,
+    refused, service_error,
+};
+
+pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Output, OpError> {
+    let svc = &ctx.partners();
+    match cmd {
+        PartnerCommand::Create(args) => {
+            let kind = match args.kind {
+                KindArg::Broker => PartnerKind::Broker,
+                KindArg::HrPlatform => PartnerKind::HrPlatform,
+            };
+            let admin = args.benefits_admin.map(|a| match a {
+                AdminArg::Partner => BenefitsAdmin::Partner,
+                AdminArg::Service => BenefitsAdmin::Service,
+            });
+            let partner = svc
+                .create_partner(&args.name, kind, admin)
+                .await
+                .map_err(|e| service_error(e, &String::new))?;
+            Ok(render::created_partner(&partner))
+        }
+        PartnerCommand::EnableLive { id, force } => {
+            let id = partner_id(id)?;
+            let readiness = readiness(ctx, &id).await?;
+            let refusal = readiness.refusal();
+            if let Some(reason) = refusal.as_ref().filter(|_| !force) {
+                return Err(OpError::new(Code::Conflict, reason.clone()));
+            }
+            svc.set_live(&id, true)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let partner = svc
+                .partner(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let forced: Vec<&str> = readiness.missing().iter().map(|i| i.name).collect();
+            Ok(render::live_enabled(&partner, &forced))
+        }
+        PartnerCommand::DisableLive { id } => {
+            let id = partner_id(id)?;
+            svc.set_live(&id, false)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let partner = svc
+                .partner(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            Ok(render::live_changed(&partner))
+        }
+        PartnerCommand::Readiness { id } => {
+            let id = partner_id(id)?;
+            Ok(render::readiness(&readiness(ctx, &id).await?))
+        }
+        PartnerCommand::List => {
+            let partners = svc
+                .partners()
+                .await
+                .map_err(|e| service_error(e, &String::new))?;
+            Ok(render::partner_list(&partners))
+        }
+        PartnerCommand::Show { id } => {
+            let id = partner_id(id)?;
+            let partner = svc
+                .partner(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            Ok(render::partner(&partner))
+        }
+    }
+}
+
+pub(crate) async fn key(svc: &Partners, cmd: &KeyCommand) -> Result<Output, OpError> {
+    match cmd {
+        KeyCommand::Create {
+            partner,
+            mode,
+            rotate,
+        } => {
+            let id = partner_id(partner)?;
+            let mode = match mode {
+                ModeArg::Test => Mode::Test,
+                ModeArg::Live => Mode::Live,
+            };
+            let minted = svc
+                .create_key(&id, mode, *rotate)
+                .await
+                .map_err(|e| match e {
+                    ServiceError::Conflict(Conflict::LiveKeyActive) => OpError::new(
+                        Code::Conflict,
+                        format!(
+                            "{id} already has an active live key; pass --rotate to revoke it and create a new one"
+                        ),
+                    ),
+                    other => service_error(other, &no_partner(&id)),
+                })?;
+            Ok(render::minted(&minted))
+        }
+        KeyCommand::List { partner } => {
+            let id = partner_id(partner)?;
+            let keys = svc
+                .list_keys(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            Ok(render::key_list(&keys))
+        }
+        KeyCommand::Revoke { id } => {
+            let id = key_id(id)?;
+            svc.revoke_key(&id)
+                .await
+                .map_err(|e| service_error(e, &no_key(&id)))?;
+            Ok(render::revoked(&id))
+        }
+        KeyCommand::Show { id } => {
+            let id = key_id(id)?;
+            let key = svc.show_key(&id).await.map_err(|e| {
+                let e = service_error(e, &no_key(&id));
+                match e.code {
+                    Code::Conflict => {
+                        OpError::new(Code::Conflict, format!("cannot show {id}: {}", e.message))
+                    }
+                    _ => e,
+                }
+            })?;
+            Ok(render::shown(&id, &key))
+        }
+    }
+}
+
+pub(crate) async fn quote(ctx: &Services, cmd: &QuoteCommand) -> Result<Output, OpError> {
+    match cmd {
+        QuoteCommand::Finalize { id } => {
+            let id = quote_id(id)?;
+            let quote = ctx.quotes().finalize_any(&id).await.map_err(|e| {
+                refused(service_error(e, &|| format!("no such quote {id}")), || {
+                    format!("cannot finalize {id}")
+                })
+            })?;
+            Ok(render::finalized(&quote))
+        }
+    }
+}
+
+pub(crate) async fn group(ctx: &Services, cmd: &GroupCommand) -> Result<Output, OpError> {
+    match cmd {
+        GroupCommand::GoLive { id } => {
+            let id = group_id(id)?;
+            let group = ctx.enrollments().go_live_any(&id).await.map_err(|e| {
+                refused(service_error(e, &|| format!("no such group {id}")), || {
+                    format!("cannot take {id} live")
+                })
+            })?;
+            Ok(render::went_live(&group))
+        }
+        GroupCommand::ImportClaims { id, file } => {
+            let id = group_id(id)?;
+            let rows = claims::claims_csv(file)?;
+            let n = ctx
+                .accounts()
+                .import(&id, &rows)
+                .await
+                .map_err(|e| service_error(e, &|| format!("no such group {id}")))?;
+            Ok(render::claims_imported(&id, n))
+        }
+    }
+}
