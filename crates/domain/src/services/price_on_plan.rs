@@ -38,16 +38,13 @@ use crate::job::{JobKind, NewJob};
 use crate::ports::{Clock, Entropy, Minter};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
-use crate::services::ServiceError;
 use crate::services::jobs::JOB_LEASE_MS;
 use crate::services::quotes::{date_of, next_month_start};
+use crate::services::{ServiceError, with_fresh_id};
 use crate::store::{Conflict, GroupStore, JobStore, Lead, QuoteStore, StoreError};
 
 pub use handler::PriceOnPlanHandler;
 use lead::{company_errors, domain_taken, lead_group};
-
-/// How many times a lead is stored with fresh ids after an id collision.
-const ID_ATTEMPTS: u32 = 3;
 
 /// The default wait budget (contract: `pricing.wait_budget_ms`).
 pub const DEFAULT_WAIT_BUDGET: Duration = Duration::from_secs(10);
@@ -400,9 +397,10 @@ impl PriceOnPlan {
             .map_err(|e| ServiceError::Internal(Box::new(e)))?
             .quote_expiry_days;
         let expires_at = now.saturating_add(i64::from(expiry_days) * 86_400);
-        let mut attempt = 0;
-        let lead = loop {
-            let group = lead_group(
+        // Each attempt mints the lead's ids afresh; a failure to build the
+        // lead is an answer of its own, not a store error to retry on.
+        let stored = with_fresh_id::<_, StoreError>(async || {
+            let group = match lead_group(
                 scope,
                 minter.group_id_at(now_ms),
                 ready.input.company.as_ref(),
@@ -411,7 +409,10 @@ impl PriceOnPlan {
                 &digest_of_census,
                 now,
                 ready.start,
-            )?;
+            ) {
+                Ok(group) => group,
+                Err(e) => return Ok(Err(e)),
+            };
             let quote = Quote {
                 id: minter.quote_id_at(now_ms),
                 kind: QuoteKind::PriceOnPlan,
@@ -448,22 +449,23 @@ impl PriceOnPlan {
                     scope: scope.clone(),
                     kind: JobKind::PriceOnPlan,
                     group_id: Some(group.id.clone()),
-                    payload: serde_json::to_string(&payload)
-                        .map_err(|e| ServiceError::Internal(Box::new(e)))?,
+                    payload: match serde_json::to_string(&payload) {
+                        Ok(payload) => payload,
+                        Err(e) => return Ok(Err(ServiceError::Internal(Box::new(e)))),
+                    },
                     run_after_ms: now_ms,
                 },
                 claimed_until_ms: inline.then_some(now_ms.saturating_add(JOB_LEASE_MS)),
                 group,
                 quote,
             };
-            match self.quotes.insert_lead(&lead).await {
-                Ok(()) => break lead,
-                Err(StoreError::Conflict(Conflict::IdTaken)) if attempt + 1 < ID_ATTEMPTS => {
-                    attempt += 1;
-                }
-                Err(StoreError::Conflict(Conflict::DomainTaken)) => return Err(domain_taken()),
-                Err(e) => return Err(e.into()),
-            }
+            self.quotes.insert_lead(&lead).await.map(|()| Ok(lead))
+        })
+        .await;
+        let lead = match stored {
+            Ok(built) => built?,
+            Err(StoreError::Conflict(Conflict::DomainTaken)) => return Err(domain_taken()),
+            Err(e) => return Err(e.into()),
         };
         let Lead { quote, job, .. } = lead;
         if !inline {
