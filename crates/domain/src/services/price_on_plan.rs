@@ -210,12 +210,6 @@ impl PriceOnPlan {
         self
     }
 
-    /// The wait budget.
-    #[must_use]
-    pub fn wait_budget(&self) -> Duration {
-        self.wait_budget
-    }
-
     /// The plan-year start a request made now is priced for: the first day
     /// of next month.
     #[must_use]
