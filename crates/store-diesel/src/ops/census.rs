@@ -27,7 +27,8 @@ use pricing_core::census::CensusMember;
 
 use super::groups::{advance, load_group, lock_group};
 use super::outbox::append_events;
-use super::{Conn, Store, insert_members};
+use super::shared::insert_members;
+use super::{Conn, Store};
 use crate::error::{TxError, corrupt, db};
 use crate::rows::{JobRow, MemberRow, int, member_data};
 use crate::schema::{groups, jobs, members};
