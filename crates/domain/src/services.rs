@@ -9,6 +9,7 @@ pub mod embed;
 pub mod enrollments;
 pub mod events;
 pub mod groups;
+pub mod housekeeping;
 pub mod jobs;
 pub mod members;
 pub mod partners;

@@ -673,7 +673,14 @@ pub trait IdempotencyStore: Send + Sync {
     /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
     async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()>;
 
-    /// Deletes records past the replay window; returns how many.
+    /// Deletes, in one transaction, what the 24-hour replay window no
+    /// longer needs, and returns how many rows went: answered records
+    /// whose replay expired at `now` (Unix seconds); in-flight records
+    /// begun 24 hours or more before `now` whose request cannot be running
+    /// any more (no owner, or a dead one: see [`process`]) — a live
+    /// owner's in-flight record is never deleted; and the creation keys of
+    /// [`GroupStore::insert_group_once`] recorded more than 24 hours
+    /// before `now`.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`] or [`StoreError::Internal`].
