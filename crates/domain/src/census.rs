@@ -258,14 +258,6 @@ pub struct CensusWrite {
 pub struct CensusOutcome {
     /// Members in the census after the write.
     pub member_count: u32,
-    /// Rows that kept an existing member's id.
-    pub kept: u32,
-    /// Rows that became new members.
-    pub added: u32,
-    /// Existing members absent from the write, now removed.
-    pub removed: u32,
-    /// Whether rating inputs changed (earlier quotes became stale).
-    pub rating_changed: bool,
 }
 
 #[cfg(test)]

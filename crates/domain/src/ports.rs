@@ -119,12 +119,6 @@ impl<'a> Minter<'a> {
         QuoteId::from_bytes(self.bytes())
     }
 
-    /// A new enrollment id.
-    #[must_use]
-    pub fn enrollment_id(&self) -> EnrollmentId {
-        EnrollmentId::from_bytes(self.bytes())
-    }
-
     /// A new quote id ordered within its second: see [`time_ordered`].
     #[must_use]
     pub fn quote_id_at(&self, now_ms: i64) -> QuoteId {

@@ -9,6 +9,7 @@ pub mod embed;
 pub mod enrollments;
 pub mod events;
 pub mod groups;
+pub mod housekeeping;
 pub mod jobs;
 pub mod members;
 pub mod partners;
@@ -197,24 +198,26 @@ impl From<DomainError> for ServiceError {
     }
 }
 
-/// How often a freshly minted id is retried after a collision.
+/// How many times a write with freshly minted ids is tried before an id
+/// collision is reported.
 const ID_ATTEMPTS: u32 = 3;
 
-/// Runs `insert` with fresh ids until it does not collide (48 random bits
-/// make a second attempt rare, a third vanishingly so).
-async fn with_fresh_id<T, F, Fut>(mut insert: F) -> Result<T, ServiceError>
+/// Runs `attempt` until it does not fail with [`Conflict::IdTaken`], at
+/// most [`ID_ATTEMPTS`] times (48 random bits make a second attempt rare, a
+/// third vanishingly so). Each attempt after the first mints new ids; the
+/// last collision, or any other answer, is returned as the store gave it,
+/// converted into the caller's error type.
+async fn with_fresh_id<T, E>(
+    mut attempt: impl AsyncFnMut() -> Result<T, StoreError>,
+) -> Result<T, E>
 where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, StoreError>>,
+    E: From<StoreError>,
 {
-    let mut last = ServiceError::Conflict(Conflict::IdTaken);
-    for _ in 0..ID_ATTEMPTS {
-        match insert().await {
-            Err(StoreError::Conflict(Conflict::IdTaken)) => {
-                last = ServiceError::Conflict(Conflict::IdTaken);
-            }
-            other => return other.map_err(ServiceError::from),
+    let mut tries = 1;
+    loop {
+        match attempt().await {
+            Err(StoreError::Conflict(Conflict::IdTaken)) if tries < ID_ATTEMPTS => tries += 1,
+            other => return other.map_err(E::from),
         }
     }
-    Err(last)
 }

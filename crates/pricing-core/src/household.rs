@@ -2,8 +2,6 @@
 //! employees grouped into households with rated people, stream keys, tiers,
 //! covered lives and the disclosed household mix for unknown households.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use time::Date;
 
@@ -13,6 +11,7 @@ use crate::rate_card::{GroupParams, Market, RateCard};
 
 mod keys;
 mod people;
+mod rules;
 mod stand_in;
 
 #[cfg(test)]
@@ -20,6 +19,7 @@ use keys::hex;
 pub(crate) use keys::keyed_rows;
 pub use keys::{canonical_json, household_keys};
 pub use people::{COMPOSITIONS, MAX_PEOPLE, People, Person, Place, Tier};
+use rules::census_wide_errors;
 
 /// Fixed-point scale of expected (mix-weighted) quantities: 1e-8, the
 /// product of two basis-point weights.
@@ -416,47 +416,6 @@ fn children_per_household(two_bp: u32) -> String {
     // 1 + share of two-child households, e.g. 1.8.
     let tenths = 10 + (two_bp + 500) / 1000;
     format!("{}.{}", tenths / 10, tenths % 10)
-}
-
-/// Rules across rows: a repeated `external_id` or email (case-insensitive)
-/// is an error on the later row, and an employee born after the plan-year
-/// start cannot be priced.
-fn census_wide_errors(members: &[CensusMember], start: Date) -> Vec<crate::error::FieldError> {
-    use crate::error::FieldError;
-    let mut errs = Vec::new();
-    let mut ids: HashMap<&str, usize> = HashMap::with_capacity(members.len());
-    let mut emails: HashMap<String, usize> = HashMap::new();
-    for (i, m) in members.iter().enumerate() {
-        if let Some(id) = m.external_id.as_deref()
-            && let Some(first) = ids.insert(id, i)
-        {
-            errs.push(FieldError::at(
-                i,
-                format!("census[{i}].external_id"),
-                format!("duplicates row {first}"),
-            ));
-        }
-        if let Some(email) = m.email.as_deref()
-            && let Some(first) = emails.insert(email.to_lowercase(), i)
-        {
-            errs.push(FieldError::at(
-                i,
-                format!("census[{i}].email"),
-                format!("duplicates row {first}"),
-            ));
-        }
-        if m.dob.is_some_and(|d| d > start) {
-            errs.push(FieldError::at(
-                i,
-                format!("census[{i}].dob"),
-                format!(
-                    "is after the plan-year start ({})",
-                    crate::census::date_opt::format(start)
-                ),
-            ));
-        }
-    }
-    errs
 }
 
 /// Composition weights × 1e8 in [`COMPOSITIONS`] order.

@@ -475,12 +475,6 @@ impl RateCard {
         u16::try_from(i).ok().map(AreaIdx)
     }
 
-    /// Number of ZIPs mapped exactly.
-    #[must_use]
-    pub fn zip_count(&self) -> usize {
-        self.zip5.iter().filter(|&&a| a != NO_AREA).count()
-    }
-
     fn chain<'a>(
         &'a self,
         area: Option<AreaIdx>,

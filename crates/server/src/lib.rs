@@ -16,7 +16,8 @@
 //! - [`listener`]: the HTTP/1.1 listener, whose protocol-level error
 //!   answers carry the envelope too.
 //! - [`migrate`], [`price`], [`serve`]: the other subcommands; [`heartbeat`]
-//!   keeps a serving process registered as live.
+//!   keeps a serving process registered as live, and [`purge`] deletes
+//!   the idempotency keys past their replay window.
 
 pub mod compose;
 pub mod config;
@@ -29,5 +30,6 @@ pub mod mail;
 pub mod migrate;
 pub mod operator;
 pub mod price;
+pub mod purge;
 pub mod serve;
 pub mod system;

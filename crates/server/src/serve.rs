@@ -75,6 +75,7 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     let heartbeat = spawn_heartbeat(&owned, &ports)?;
     spawn_job_worker(&owned, &ports, &parts)?;
     spawn_dispatcher(&owned, &ports, &parts)?;
+    spawn_background("purge", &owned, crate::purge::task(&ports))?;
     let listen = settings.listen;
     let served = actix_web::rt::System::new().block_on(async move {
         let listener =

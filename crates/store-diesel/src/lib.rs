@@ -63,6 +63,41 @@ macro_rules! owner_dead {
     }};
 }
 
+/// Declares, inside a backend module, the query code of every port
+/// (`src/ops/*.rs`), compiled there against the backend's `Conn` and
+/// `Store` with its `write_tx!`, `same_owner!`, `for_update!`,
+/// `skip_locked!` and `insert_all!`.
+macro_rules! backend_ops {
+    () => {
+        #[path = "ops/census.rs"]
+        mod census;
+        #[path = "ops/claims.rs"]
+        mod claims;
+        #[path = "ops/documents.rs"]
+        mod documents;
+        #[path = "ops/groups.rs"]
+        mod groups;
+        #[path = "ops/idempotency.rs"]
+        mod idempotency;
+        #[path = "ops/jobs.rs"]
+        mod jobs_ops;
+        #[path = "ops/locks.rs"]
+        mod locks;
+        #[path = "ops/outbox.rs"]
+        mod outbox;
+        #[path = "ops/partners.rs"]
+        mod partners;
+        #[path = "ops/processes.rs"]
+        mod processes;
+        #[path = "ops/quotes.rs"]
+        mod quotes;
+        #[path = "ops/shared.rs"]
+        mod shared;
+        #[path = "ops/webhooks.rs"]
+        mod webhooks;
+    };
+}
+
 mod error;
 pub mod migrate;
 mod pg;
@@ -75,13 +110,15 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use deadpool::managed::{Manager, Object};
-use diesel_async::pooled_connection::{PoolableConnection, SetupCallback};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, PoolableConnection, SetupCallback,
+};
 
 use domain::ids::ProcessId;
 use domain::store::process::ProcessStore;
 use domain::store::{
     CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore,
-    PartnerStore, QuoteStore, RateLimitStore, StoreResult, WebhookStore,
+    PartnerStore, QuoteStore, RateLimitStore, StoreError, StoreResult, WebhookStore,
 };
 
 pub use pg::PgStore;
@@ -165,6 +202,33 @@ where
             Ok(conn)
         })
     })
+}
+
+/// A pool of at most `max_connections` connections to `url`, each set up
+/// with `session`; `timeouts` bounds opening and recycling a connection.
+/// Connections open lazily, so this does not fail when the database is
+/// down.
+fn pool<C>(
+    url: &str,
+    session: &'static str,
+    max_connections: usize,
+    timeouts: Option<std::time::Duration>,
+) -> StoreResult<deadpool::managed::Pool<AsyncDieselConnectionManager<C>>>
+where
+    C: diesel_async::AsyncConnection + diesel_async::SimpleAsyncConnection + 'static,
+    AsyncDieselConnectionManager<C>: Manager,
+{
+    let mut config = ManagerConfig::<C>::default();
+    config.custom_setup = session_setup::<C>(session);
+    let manager = AsyncDieselConnectionManager::<C>::new_with_config(url, config);
+    deadpool::managed::Pool::builder(manager)
+        .max_size(max_connections.max(1))
+        .wait_timeout(Some(std::time::Duration::from_secs(10)))
+        .create_timeout(timeouts)
+        .recycle_timeout(timeouts)
+        .runtime(deadpool::Runtime::Tokio1)
+        .build()
+        .map_err(|e| StoreError::Internal(Box::new(e)))
 }
 
 /// Which database a URL names.

@@ -5,21 +5,14 @@
 
 use async_trait::async_trait;
 use diesel::sql_types::{BigInt, Integer, Text};
-use diesel::{
-    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult,
-    QueryableByName, SelectableHelper,
-};
+use diesel::{OptionalExtension, QueryableByName};
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::ids::ProcessId;
 use domain::rate_limit::Policy;
-use domain::store::{Health, RateLimitStore, StoreResult};
+use domain::store::{RateLimitStore, StoreResult};
 
-use crate::Pooled;
-use crate::error::{db, pool};
-use crate::rows::{EventRow, GroupRow, MemberRow};
-use crate::schema::{events, jobs, members};
+use crate::error::db;
 
 pub(crate) type Conn = AsyncPgConnection;
 pub(crate) type Store = PgStore;
@@ -41,32 +34,41 @@ macro_rules! same_owner {
     }};
 }
 
+/// A read of rows the write transaction will change, locking them until
+/// it ends (writers of one row take turns).
+macro_rules! for_update {
+    ($query:expr) => {
+        $query.for_update()
+    };
+}
+
+/// A claim's read of due rows, locking them and skipping rows another
+/// claimant holds.
+macro_rules! skip_locked {
+    ($query:expr) => {
+        $query.for_update().skip_locked()
+    };
+}
+
+/// Inserts `$rows` into `$table` in statements of `CHUNK` rows; as the
+/// whole body of a function returning `QueryResult<()>`.
+macro_rules! insert_all {
+    ($conn:expr, $table:expr, $rows:expr) => {{
+        for chunk in $rows.chunks(CHUNK) {
+            diesel::insert_into($table)
+                .values(chunk)
+                .execute($conn)
+                .await?;
+        }
+        Ok(())
+    }};
+}
+
 /// Several processes share a PostgreSQL database: registering one frees
 /// nothing of the others (their heartbeats tell whether they live).
 pub(crate) const SOLE_PROCESS: bool = false;
 
-#[path = "ops/census.rs"]
-mod census;
-#[path = "ops/claims.rs"]
-mod claims;
-#[path = "ops/documents.rs"]
-mod documents;
-#[path = "ops/groups.rs"]
-mod groups;
-#[path = "ops/idempotency.rs"]
-mod idempotency;
-#[path = "ops/jobs.rs"]
-mod jobs_ops;
-#[path = "ops/outbox.rs"]
-mod outbox;
-#[path = "ops/partners.rs"]
-mod partners;
-#[path = "ops/processes.rs"]
-mod processes;
-#[path = "ops/quotes.rs"]
-mod quotes;
-#[path = "ops/webhooks.rs"]
-mod webhooks;
+backend_ops!();
 
 /// Session settings of every connection: a transaction left open (a
 /// cancelled request whose connection was not yet discarded) is ended by the
@@ -89,128 +91,12 @@ impl PgStore {
     /// # Errors
     /// [`domain::store::StoreError::Internal`] when the pool cannot be built.
     pub fn new(url: &str, max_connections: usize) -> StoreResult<Self> {
-        let mut config = ManagerConfig::<Conn>::default();
-        config.custom_setup = crate::session_setup::<Conn>(SESSION);
-        let manager = AsyncDieselConnectionManager::<Conn>::new_with_config(url, config);
-        let pool = Pool::builder(manager)
-            .max_size(max_connections.max(1))
-            .wait_timeout(Some(std::time::Duration::from_secs(10)))
-            .create_timeout(Some(std::time::Duration::from_secs(5)))
-            .recycle_timeout(Some(std::time::Duration::from_secs(5)))
-            .runtime(deadpool::Runtime::Tokio1)
-            .build()
-            .map_err(|e| domain::store::StoreError::Internal(Box::new(e)))?;
-        Ok(Self { pool, owner: None })
+        let timeout = Some(std::time::Duration::from_secs(5));
+        Ok(Self {
+            pool: crate::pool::<Conn>(url, SESSION, max_connections, timeout)?,
+            owner: None,
+        })
     }
-
-    /// The store owned by the serving process `owner` (see
-    /// [`crate::Stores::open_owned`]).
-    #[must_use]
-    pub fn owned_by(self, owner: Option<ProcessId>) -> Self {
-        Self { owner, ..self }
-    }
-
-    pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
-        self.pool.get().await.map(Pooled::new).map_err(pool)
-    }
-}
-
-/// Rows per INSERT statement (at most 16 columns each; well under the
-/// 65,535 bind parameters PostgreSQL allows).
-const CHUNK: usize = 1_000;
-
-/// Inserts census rows in multi-row statements.
-pub(crate) async fn insert_members(c: &mut Conn, rows: Vec<MemberRow>) -> QueryResult<()> {
-    for chunk in rows.chunks(CHUNK) {
-        diesel::insert_into(members::table)
-            .values(chunk)
-            .execute(c)
-            .await?;
-    }
-    Ok(())
-}
-
-/// Inserts outbox rows.
-pub(crate) async fn insert_events(c: &mut Conn, rows: Vec<EventRow>) -> QueryResult<()> {
-    for chunk in rows.chunks(CHUNK) {
-        diesel::insert_into(events::table)
-            .values(chunk)
-            .execute(c)
-            .await?;
-    }
-    Ok(())
-}
-
-/// Reads a group of the scope inside a write transaction, locking its row
-/// until the transaction ends (writers of one group take turns).
-pub(crate) async fn lock_group_row(
-    c: &mut Conn,
-    partner: &str,
-    mode: &str,
-    id: &str,
-) -> QueryResult<Option<GroupRow>> {
-    crate::schema::groups::table
-        .filter(crate::schema::groups::id.eq(id))
-        .filter(crate::schema::groups::partner_id.eq(partner))
-        .filter(crate::schema::groups::mode.eq(mode))
-        .select(GroupRow::as_select())
-        .for_update()
-        .first(c)
-        .await
-        .optional()
-}
-
-/// Picks and locks due deliveries, skipping rows another claimant holds.
-pub(crate) async fn claim_event_ids(
-    c: &mut Conn,
-    now_ms: i64,
-    limit: i64,
-) -> QueryResult<Vec<String>> {
-    events::table
-        .filter(events::state.eq("pending"))
-        .filter(events::next_attempt_at_ms.le(now_ms))
-        .filter(
-            events::locked_until_ms
-                .is_null()
-                .or(events::locked_until_ms.le(now_ms)),
-        )
-        .order(events::next_attempt_at_ms.asc())
-        .limit(limit)
-        .select(events::id)
-        .for_update()
-        .skip_locked()
-        .load(c)
-        .await
-}
-
-/// Picks and locks the oldest due job of `kinds` — queued and due, or
-/// running with an expired lease or a dead owner (`owner_dead!`; `me` is
-/// the claimant's owner) — skipping locked rows.
-pub(crate) async fn claim_job_id(
-    c: &mut Conn,
-    kinds: &[&str],
-    now_ms: i64,
-    me: &str,
-) -> QueryResult<Option<String>> {
-    jobs::table
-        .filter(jobs::kind.eq_any(kinds))
-        .filter(
-            (jobs::state.eq("queued").and(jobs::run_after_ms.le(now_ms))).or(jobs::state
-                .eq("running")
-                .and(
-                    jobs::locked_until_ms
-                        .le(now_ms)
-                        .or(owner_dead!(jobs::owner_id, now_ms, me)),
-                )),
-        )
-        .order(jobs::run_after_ms.asc())
-        .limit(1)
-        .select(jobs::id)
-        .for_update()
-        .skip_locked()
-        .first(c)
-        .await
-        .optional()
 }
 
 #[derive(QueryableByName)]
@@ -249,17 +135,5 @@ impl RateLimitStore for PgStore {
                 .map_err(db)?;
         }
         Ok(row.and_then(|r| u32::try_from(r.count).ok()))
-    }
-}
-
-#[async_trait]
-impl Health for PgStore {
-    async fn ping(&self) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        diesel::sql_query("SELECT 1")
-            .execute(&mut *conn)
-            .await
-            .map_err(crate::error::unavailable)?;
-        Ok(())
     }
 }

@@ -7,22 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use diesel::sqlite::SqliteConnection;
-use diesel::{
-    BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, QueryResult,
-    SelectableHelper,
-};
-use diesel_async::RunQueryDsl;
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use domain::ids::ProcessId;
 use domain::rate_limit::Policy;
-use domain::store::{Health, RateLimitStore, StoreError, StoreResult};
-
-use crate::Pooled;
-use crate::error::pool;
-use crate::rows::{EventRow, GroupRow, MemberRow};
-use crate::schema::{events, jobs, members};
+use domain::store::{RateLimitStore, StoreError, StoreResult};
 
 pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection>;
 pub(crate) type Store = SqliteStore;
@@ -48,32 +37,43 @@ macro_rules! same_owner {
     }};
 }
 
+/// A read of rows the write transaction will change, as it is: the
+/// IMMEDIATE transaction already excludes other writers.
+macro_rules! for_update {
+    ($query:expr) => {
+        $query
+    };
+}
+
+/// A claim's read of due rows, as it is (see `for_update!`).
+macro_rules! skip_locked {
+    ($query:expr) => {
+        $query
+    };
+}
+
+/// Inserts `$rows` into `$table` in statements of `CHUNK` rows. diesel-async's
+/// wrapper has no SQLite batch insert, so this runs on the inner
+/// connection (inside the caller's open transaction).
+macro_rules! insert_all {
+    ($conn:expr, $table:expr, $rows:expr) => {{
+        let rows = $rows;
+        $conn
+            .spawn_blocking(move |inner| {
+                for chunk in rows.chunks(CHUNK) {
+                    diesel::RunQueryDsl::execute(diesel::insert_into($table).values(chunk), inner)?;
+                }
+                Ok(())
+            })
+            .await
+    }};
+}
+
 /// One process serves an SQLite file: a process that registers frees
 /// everything earlier processes left, at once.
 pub(crate) const SOLE_PROCESS: bool = true;
 
-#[path = "ops/census.rs"]
-mod census;
-#[path = "ops/claims.rs"]
-mod claims;
-#[path = "ops/documents.rs"]
-mod documents;
-#[path = "ops/groups.rs"]
-mod groups;
-#[path = "ops/idempotency.rs"]
-mod idempotency;
-#[path = "ops/jobs.rs"]
-mod jobs_ops;
-#[path = "ops/outbox.rs"]
-mod outbox;
-#[path = "ops/partners.rs"]
-mod partners;
-#[path = "ops/processes.rs"]
-mod processes;
-#[path = "ops/quotes.rs"]
-mod quotes;
-#[path = "ops/webhooks.rs"]
-mod webhooks;
+backend_ops!();
 
 /// Pragmas set on every connection: a busy timeout instead of immediate
 /// `SQLITE_BUSY` (first, so that switching a new connection to WAL waits
@@ -99,129 +99,13 @@ impl SqliteStore {
     /// # Errors
     /// [`StoreError::Internal`] when the pool cannot be built.
     pub fn new(path: &str, max_connections: usize) -> StoreResult<Self> {
-        let mut config = ManagerConfig::<Conn>::default();
-        config.custom_setup = crate::session_setup::<Conn>(PRAGMAS);
-        let manager = AsyncDieselConnectionManager::<Conn>::new_with_config(path, config);
-        let pool = Pool::builder(manager)
-            .max_size(max_connections.max(1))
-            .wait_timeout(Some(std::time::Duration::from_secs(10)))
-            .runtime(deadpool::Runtime::Tokio1)
-            .build()
-            .map_err(|e| StoreError::Internal(Box::new(e)))?;
         Ok(Self {
-            pool,
+            pool: crate::pool::<Conn>(path, PRAGMAS, max_connections, None)?,
             windows: Arc::new(Mutex::new(HashMap::new())),
             writer: Arc::new(tokio::sync::Mutex::new(())),
             owner: None,
         })
     }
-
-    /// The store owned by the serving process `owner` (see
-    /// [`crate::Stores::open_owned`]).
-    #[must_use]
-    pub fn owned_by(self, owner: Option<ProcessId>) -> Self {
-        Self { owner, ..self }
-    }
-
-    pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
-        self.pool.get().await.map(Pooled::new).map_err(pool)
-    }
-}
-
-/// Rows per INSERT statement (at most 16 columns each; under SQLite's
-/// 32,766 bind parameters).
-const CHUNK: usize = 1_000;
-
-/// Inserts census rows in multi-row statements. diesel-async's wrapper
-/// has no SQLite batch insert, so this runs on the inner connection (inside
-/// the caller's open transaction).
-pub(crate) async fn insert_members(c: &mut Conn, rows: Vec<MemberRow>) -> QueryResult<()> {
-    c.spawn_blocking(move |inner| {
-        for chunk in rows.chunks(CHUNK) {
-            diesel::RunQueryDsl::execute(diesel::insert_into(members::table).values(chunk), inner)?;
-        }
-        Ok(())
-    })
-    .await
-}
-
-/// Inserts outbox rows (see [`insert_members`]).
-pub(crate) async fn insert_events(c: &mut Conn, rows: Vec<EventRow>) -> QueryResult<()> {
-    c.spawn_blocking(move |inner| {
-        for chunk in rows.chunks(CHUNK) {
-            diesel::RunQueryDsl::execute(diesel::insert_into(events::table).values(chunk), inner)?;
-        }
-        Ok(())
-    })
-    .await
-}
-
-/// Reads a group of the scope inside a write transaction (the IMMEDIATE
-/// transaction already excludes other writers).
-pub(crate) async fn lock_group_row(
-    c: &mut Conn,
-    partner: &str,
-    mode: &str,
-    id: &str,
-) -> QueryResult<Option<GroupRow>> {
-    crate::schema::groups::table
-        .filter(crate::schema::groups::id.eq(id))
-        .filter(crate::schema::groups::partner_id.eq(partner))
-        .filter(crate::schema::groups::mode.eq(mode))
-        .select(GroupRow::as_select())
-        .first(c)
-        .await
-        .optional()
-}
-
-/// Picks due deliveries (the IMMEDIATE transaction already excludes other
-/// writers).
-pub(crate) async fn claim_event_ids(
-    c: &mut Conn,
-    now_ms: i64,
-    limit: i64,
-) -> QueryResult<Vec<String>> {
-    events::table
-        .filter(events::state.eq("pending"))
-        .filter(events::next_attempt_at_ms.le(now_ms))
-        .filter(
-            events::locked_until_ms
-                .is_null()
-                .or(events::locked_until_ms.le(now_ms)),
-        )
-        .order(events::next_attempt_at_ms.asc())
-        .limit(limit)
-        .select(events::id)
-        .load(c)
-        .await
-}
-
-/// Picks the oldest due job of `kinds` — queued and due, or running with an
-/// expired lease or a dead owner (`owner_dead!`; `me` is the claimant's
-/// owner).
-pub(crate) async fn claim_job_id(
-    c: &mut Conn,
-    kinds: &[&str],
-    now_ms: i64,
-    me: &str,
-) -> QueryResult<Option<String>> {
-    jobs::table
-        .filter(jobs::kind.eq_any(kinds))
-        .filter(
-            (jobs::state.eq("queued").and(jobs::run_after_ms.le(now_ms))).or(jobs::state
-                .eq("running")
-                .and(
-                    jobs::locked_until_ms
-                        .le(now_ms)
-                        .or(owner_dead!(jobs::owner_id, now_ms, me)),
-                )),
-        )
-        .order(jobs::run_after_ms.asc())
-        .limit(1)
-        .select(jobs::id)
-        .first(c)
-        .await
-        .optional()
 }
 
 #[async_trait]
@@ -244,17 +128,5 @@ impl RateLimitStore for SqliteStore {
         }
         entry.1 += 1;
         Ok(Some(entry.1))
-    }
-}
-
-#[async_trait]
-impl Health for SqliteStore {
-    async fn ping(&self) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        diesel::sql_query("SELECT 1")
-            .execute(&mut *conn)
-            .await
-            .map_err(crate::error::unavailable)?;
-        Ok(())
     }
 }

@@ -14,8 +14,8 @@ use crate::ids::GroupId;
 use crate::job::NewJob;
 use crate::ports::{Clock, Entropy, Minter, now_secs};
 use crate::scope::Scope;
-use crate::services::{ID_ATTEMPTS, ServiceError};
-use crate::store::{CensusStore, Conflict, GroupStore, StoreError};
+use crate::services::{ServiceError, with_fresh_id};
+use crate::store::{CensusStore, GroupStore};
 
 /// Array path of census rows in field errors.
 pub const ROWS: &str = "members";
@@ -157,19 +157,17 @@ impl Census {
         // A fresh id that collides with any stored one (48 random bits over
         // every member of every group) fails the whole transaction; mint
         // new ones and write again.
-        let mut attempt = 1;
-        let outcome = loop {
-            match self.census.replace_census(scope, &write).await {
-                Err(StoreError::Conflict(Conflict::IdTaken)) if attempt < ID_ATTEMPTS => {
-                    attempt += 1;
-                    write.fresh_ids = write.rows.iter().map(|_| minter.member_id()).collect();
-                    if let Some(job) = write.job.as_mut() {
-                        job.id = minter.job_id();
-                    }
+        let mut first = true;
+        let outcome = with_fresh_id::<_, ServiceError>(async || {
+            if !std::mem::take(&mut first) {
+                write.fresh_ids = write.rows.iter().map(|_| minter.member_id()).collect();
+                if let Some(job) = write.job.as_mut() {
+                    job.id = minter.job_id();
                 }
-                other => break other?,
             }
-        };
+            self.census.replace_census(scope, &write).await
+        })
+        .await?;
         Ok(CensusResult {
             group_id: group_id.clone(),
             received,

@@ -39,16 +39,13 @@ use crate::job::{JobKind, NewJob};
 use crate::ports::{Clock, Entropy, Minter};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
-use crate::services::ServiceError;
 use crate::services::jobs::JOB_LEASE_MS;
 use crate::services::quotes::{date_of, next_month_start};
+use crate::services::{ServiceError, with_fresh_id};
 use crate::store::{Conflict, GroupStore, JobStore, Lead, QuoteStore, StoreError};
 
 pub use handler::PriceOnPlanHandler;
 use lead::{company_errors, domain_taken, lead_group};
-
-/// How many times a lead is stored with fresh ids after an id collision.
-const ID_ATTEMPTS: u32 = 3;
 
 /// The default wait budget (contract: `pricing.wait_budget_ms`).
 pub const DEFAULT_WAIT_BUDGET: Duration = Duration::from_secs(10);
@@ -223,12 +220,6 @@ impl PriceOnPlan {
     pub fn with_waker(mut self, waker: Arc<Notify>) -> Self {
         self.waker = Some(waker);
         self
-    }
-
-    /// The wait budget.
-    #[must_use]
-    pub fn wait_budget(&self) -> Duration {
-        self.wait_budget
     }
 
     /// The plan-year start a request made now is priced for: the first day
@@ -412,9 +403,10 @@ impl PriceOnPlan {
             .map_err(|e| ServiceError::Internal(Box::new(e)))?
             .quote_expiry_days;
         let expires_at = now.saturating_add(i64::from(expiry_days) * 86_400);
-        let mut attempt = 0;
-        let lead = loop {
-            let group = lead_group(
+        // Each attempt mints the lead's ids afresh; a failure to build the
+        // lead is an answer of its own, not a store error to retry on.
+        let stored = with_fresh_id::<_, StoreError>(async || {
+            let group = match lead_group(
                 scope,
                 minter.group_id_at(now_ms),
                 ready.input.company.as_ref(),
@@ -423,7 +415,10 @@ impl PriceOnPlan {
                 &digest_of_census,
                 now,
                 ready.start,
-            )?;
+            ) {
+                Ok(group) => group,
+                Err(e) => return Ok(Err(e)),
+            };
             let quote = Quote {
                 id: minter.quote_id_at(now_ms),
                 kind: QuoteKind::PriceOnPlan,
@@ -466,14 +461,13 @@ impl PriceOnPlan {
                 group,
                 quote,
             };
-            match self.quotes.insert_lead(&lead).await {
-                Ok(()) => break lead,
-                Err(StoreError::Conflict(Conflict::IdTaken)) if attempt + 1 < ID_ATTEMPTS => {
-                    attempt += 1;
-                }
-                Err(StoreError::Conflict(Conflict::DomainTaken)) => return Err(domain_taken()),
-                Err(e) => return Err(e.into()),
-            }
+            self.quotes.insert_lead(&lead).await.map(|()| Ok(lead))
+        })
+        .await;
+        let lead = match stored {
+            Ok(built) => built?,
+            Err(StoreError::Conflict(Conflict::DomainTaken)) => return Err(domain_taken()),
+            Err(e) => return Err(e.into()),
         };
         let Lead { quote, job, .. } = lead;
         if !inline {

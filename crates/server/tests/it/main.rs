@@ -15,6 +15,7 @@ mod dead_process;
 mod errors;
 mod http;
 mod price_on_plan;
+mod purge;
 mod quote;
 mod scale;
 mod serve;

@@ -27,7 +27,8 @@ use pricing_core::census::CensusMember;
 
 use super::groups::{advance, load_group, lock_group};
 use super::outbox::append_events;
-use super::{Conn, Store, insert_members};
+use super::shared::insert_members;
+use super::{Conn, Store};
 use crate::error::{TxError, corrupt, db};
 use crate::rows::{JobRow, MemberRow, int, member_data};
 use crate::schema::{groups, jobs, members};
@@ -172,7 +173,7 @@ impl CensusStore for Store {
         let conn: &mut Conn = &mut conn;
         let gid = write.group_id.to_string();
         Ok(write_tx!(self, conn, async |c: &mut Conn| {
-            let group = lock_group(c, scope, &gid).await?;
+            lock_group(c, scope, &gid).await?;
             let existing: Vec<(String, Option<String>, Option<String>, i64)> = members::table
                 .filter(members::group_id.eq(&gid))
                 .select((
@@ -207,14 +208,6 @@ impl CensusStore for Store {
                     "census write carried fewer fresh ids than rows".into(),
                 )));
             }
-            let kept =
-                u32::try_from(assignments.iter().filter(|a| a.kept).count()).unwrap_or(u32::MAX);
-            let added = u32::try_from(assignments.len())
-                .unwrap_or(u32::MAX)
-                .saturating_sub(kept);
-            let removed = u32::try_from(keys.len())
-                .unwrap_or(u32::MAX)
-                .saturating_sub(kept);
             // Kept members keep their roster state (enrollment, elections,
             // termination); it lives beside the fields the write replaces.
             let mut states: HashMap<String, MemberRow> = members::table
@@ -243,8 +236,6 @@ impl CensusStore for Store {
                 .await?;
             let member_count = u32::try_from(rows.len()).unwrap_or(u32::MAX);
             insert_members(c, rows).await?;
-            let rating_changed =
-                group.rating_digest.as_deref() != Some(write.rating_digest.as_str());
             settle(
                 c,
                 scope,
@@ -255,13 +246,7 @@ impl CensusStore for Store {
                 write.now,
             )
             .await?;
-            Ok::<_, TxError>(CensusOutcome {
-                member_count,
-                kept,
-                added,
-                removed,
-                rating_changed,
-            })
+            Ok::<_, TxError>(CensusOutcome { member_count })
         })
         .await?)
     }

@@ -51,7 +51,7 @@ pub(crate) async fn load_group(conn: &mut Conn, scope: &Scope, id: &str) -> Resu
 /// the write lock). Every write that reads a group first takes this lock,
 /// so two writes to one group never interleave.
 pub(crate) async fn lock_group(conn: &mut Conn, scope: &Scope, id: &str) -> Result<Group, TxError> {
-    let row = super::lock_group_row(conn, scope.partner.as_str(), scope.mode.as_str(), id)
+    let row = super::locks::lock_group_row(conn, scope.partner.as_str(), scope.mode.as_str(), id)
         .await?
         .ok_or(StoreError::NotFound)?;
     Ok(row.into_domain()?)

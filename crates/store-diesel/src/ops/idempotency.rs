@@ -7,6 +7,8 @@
 //! commit, so exactly one of N concurrent duplicates executes. Completing
 //! or releasing a record is fenced by its owner: a process presumed dead
 //! that still runs cannot touch the record of the process that took over.
+//! The purge deletes what the replay window no longer needs, creation
+//! keys included.
 
 use async_trait::async_trait;
 use diesel::{BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl};
@@ -20,7 +22,7 @@ use domain::store::{IdempotencyStore, StoreError, StoreResult};
 
 use super::{Conn, Store};
 use crate::error::{TxError, db};
-use crate::schema::idempotency as idem;
+use crate::schema::{creation_keys, idempotency as idem};
 
 type Found = (
     String,
@@ -171,11 +173,37 @@ impl IdempotencyStore for Store {
     }
 
     async fn purge_idempotency(&self, now: i64) -> StoreResult<u64> {
+        let me = self.owner.as_ref().map_or("", ProcessId::as_str);
+        let now_ms = now.saturating_mul(1000);
+        let cutoff = now.saturating_sub(REPLAY_WINDOW_SECS);
         let mut conn = self.conn().await?;
-        let n = diesel::delete(idem::table.filter(idem::expires_at.le(now)))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let conn: &mut Conn = &mut conn;
+        let n = write_tx!(self, conn, async |c: &mut Conn| {
+            // An in-flight record goes only when its request cannot be
+            // running any more: begun before the window and owned by no
+            // process, or by a dead one (never by this process).
+            let records = diesel::delete(
+                idem::table.filter(
+                    idem::state.eq("done").and(idem::expires_at.le(now)).or(idem::state
+                        .eq("in_flight")
+                        .and(idem::created_at.le(cutoff))
+                        .and(
+                            idem::owner_id
+                                .is_null()
+                                .or(owner_dead!(idem::owner_id, now_ms, me)),
+                        )),
+                ),
+            )
+            .execute(c)
+            .await?;
+            // A creation key from before the window no longer binds (see
+            // `insert_group_once`).
+            let keys = diesel::delete(creation_keys::table.filter(creation_keys::created_at.lt(cutoff)))
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(records.saturating_add(keys))
+        })
+        .await?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
 }

@@ -12,7 +12,8 @@ use domain::scope::Scope;
 use domain::store::{JobStore, StoreError, StoreResult};
 
 use super::outbox::append_events;
-use super::{Conn, Store, claim_job_id};
+use super::locks::claim_job_id;
+use super::{Conn, Store};
 use crate::error::{TxError, db};
 use crate::rows::{JobRow, int};
 use crate::schema::jobs;

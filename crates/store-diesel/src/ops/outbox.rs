@@ -11,7 +11,9 @@ use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
 use domain::store::{OutboxStore, StoreError, StoreResult};
 
-use super::{Conn, Store, claim_event_ids, insert_events};
+use super::locks::claim_event_ids;
+use super::shared::insert_events;
+use super::{Conn, Store};
 use crate::error::{TxError, db};
 use crate::rows::EventRow;
 use crate::schema::events;

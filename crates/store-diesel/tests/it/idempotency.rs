@@ -235,3 +235,79 @@ async fn a_dead_processs_in_flight_key_executes_elsewhere(t: TestDb) {
     );
 }
 on_both!(a_dead_processs_in_flight_key_executes_elsewhere);
+
+/// The purge deletes what the 24-hour replay window no longer needs:
+/// expired answers, in-flight records older than the window whose request
+/// cannot be running (no owner, or a dead one), and old creation keys;
+/// never an answer still replayed, a young in-flight record, or one whose
+/// owner is alive.
+async fn the_purge_deletes_only_what_the_window_no_longer_needs(t: TestDb) {
+    let day = 86_400;
+    let base = 1_000_000;
+    let now = base + day + 10;
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let (live, _) = process(&t, 7);
+    live.processes.register_process(base * 1000).await.unwrap();
+    let (dead, _) = process(&t, 8);
+    let answer = StoredResponse {
+        status: 201,
+        headers: vec![],
+        body: b"{}".to_vec(),
+    };
+    let begin = async |store: &store_diesel::Stores, key: &str, at: i64| {
+        let r = req(key, "/v1/groups", key.as_bytes());
+        assert_eq!(
+            store.idempotency.begin(&sc, &r, at).await.unwrap(),
+            Begin::Execute
+        );
+    };
+    begin(s, "done-old", base).await;
+    s.idempotency
+        .complete(&sc, "done-old", &answer, base + 1)
+        .await
+        .unwrap();
+    begin(s, "done-new", base + day).await;
+    s.idempotency
+        .complete(&sc, "done-new", &answer, base + day)
+        .await
+        .unwrap();
+    begin(&live, "live-flight", base).await;
+    begin(&dead, "dead-flight", base).await;
+    begin(s, "orphan-flight", base).await;
+    begin(s, "young-flight", now - 100).await;
+    let old = crate::groups::group(1, &sc, "old.example", base);
+    let new = crate::groups::group(2, &sc, "new.example", base + day);
+    for (g, key) in [(&old, "ck-old"), (&new, "ck-new")] {
+        assert!(
+            s.groups
+                .insert_group_once(g, key, 0)
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+    live.processes.heartbeat(now * 1000).await.unwrap();
+
+    assert_eq!(s.idempotency.purge_idempotency(now).await.unwrap(), 4);
+    assert_eq!(
+        testkit::db::texts(
+            &t.db,
+            "SELECT idem_key AS value FROM idempotency ORDER BY idem_key"
+        )
+        .await,
+        ["done-new", "live-flight", "young-flight"]
+    );
+    assert_eq!(
+        testkit::db::texts(&t.db, "SELECT idem_key AS value FROM creation_keys").await,
+        ["ck-new"]
+    );
+    // The live owner's request completes as if nothing happened.
+    live.idempotency
+        .complete(&sc, "live-flight", &answer, now)
+        .await
+        .unwrap();
+    // A second purge finds nothing more.
+    assert_eq!(s.idempotency.purge_idempotency(now).await.unwrap(), 0);
+}
+on_both!(the_purge_deletes_only_what_the_window_no_longer_needs);

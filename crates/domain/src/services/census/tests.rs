@@ -108,13 +108,7 @@ fn age_only(ext: &str) -> CensusMember {
 }
 
 fn outcome(member_count: u32) -> CensusOutcome {
-    CensusOutcome {
-        member_count,
-        kept: 0,
-        added: member_count,
-        removed: 0,
-        rating_changed: true,
-    }
+    CensusOutcome { member_count }
 }
 
 fn service(

@@ -1,0 +1,78 @@
+//! Housekeeping of `serve`: the periodic purge of idempotency keys. A
+//! stored answer is replayed for 24 hours, so its record (and the creation
+//! key of the group it made) is of no use afterwards; without the purge
+//! the idempotency table grows forever.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::ports::{Clock, now_secs};
+use crate::services::ServiceError;
+use crate::store::IdempotencyStore;
+
+/// How often a serving process purges.
+pub const PURGE_INTERVAL: Duration = Duration::from_secs(5 * 60);
+
+/// The housekeeping service.
+#[derive(Clone)]
+pub struct Housekeeping {
+    idempotency: Arc<dyn IdempotencyStore>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Housekeeping {
+    /// The service over its ports.
+    #[must_use]
+    pub fn new(idempotency: Arc<dyn IdempotencyStore>, clock: Arc<dyn Clock>) -> Self {
+        Self { idempotency, clock }
+    }
+
+    /// Deletes the idempotency keys older than the 24-hour replay window
+    /// (never one whose request a live process still runs) and the group
+    /// creation keys of the same age; returns how many rows went.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn purge_idempotency(&self) -> Result<u64, ServiceError> {
+        let now = now_secs(self.clock.as_ref());
+        Ok(self.idempotency.purge_idempotency(now).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::MockClock;
+    use crate::store::{MockIdempotencyStore, StoreError};
+
+    const NOW: i64 = 1_795_266_840;
+
+    fn service(store: MockIdempotencyStore) -> Housekeeping {
+        let mut clock = MockClock::new();
+        clock.expect_now_ms().returning(|| NOW * 1000 + 999);
+        Housekeeping::new(Arc::new(store), Arc::new(clock))
+    }
+
+    #[tokio::test]
+    async fn the_purge_asks_the_store_at_the_current_second() {
+        let mut store = MockIdempotencyStore::new();
+        store
+            .expect_purge_idempotency()
+            .withf(|now| *now == NOW)
+            .times(1)
+            .returning(|_| Ok(7));
+        assert_eq!(service(store).purge_idempotency().await.unwrap(), 7);
+    }
+
+    #[tokio::test]
+    async fn a_store_failure_is_reported() {
+        let mut store = MockIdempotencyStore::new();
+        store
+            .expect_purge_idempotency()
+            .returning(|_| Err(StoreError::Unavailable("down".into())));
+        assert!(matches!(
+            service(store).purge_idempotency().await,
+            Err(ServiceError::Unavailable(_))
+        ));
+    }
+}

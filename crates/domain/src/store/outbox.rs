@@ -1,0 +1,82 @@
+//! The port of the event outbox: appending, reading back, and claiming
+//! deliveries.
+
+use async_trait::async_trait;
+
+use crate::event::{Event, NewEvent};
+use crate::ids::EventId;
+use crate::page::{Page, PageRequest};
+use crate::scope::Scope;
+use crate::store::StoreResult;
+
+/// The event outbox: appending, reading back, and claiming deliveries.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait OutboxStore: Send + Sync {
+    /// Appends events on their own (a `ping`).
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::IdTaken`](crate::store::Conflict::IdTaken) when an id exists.
+    async fn append(&self, events: &[NewEvent], now_ms: i64) -> StoreResult<()>;
+
+    /// Appends one event already claimed by the caller until
+    /// `lease_until_ms` (the test `ping`, whose first attempt the request
+    /// makes itself): no dispatcher takes it before the lease ends.
+    ///
+    /// # Errors
+    /// MUST return [`Conflict::IdTaken`](crate::store::Conflict::IdTaken) when the id exists.
+    async fn append_claimed(
+        &self,
+        event: &NewEvent,
+        now_ms: i64,
+        lease_until_ms: i64,
+    ) -> StoreResult<()>;
+
+    /// Claims up to `limit` deliveries due at `now_ms`, leasing each for
+    /// `lease_ms`: no other claimant (in any process) gets them until the
+    /// lease ends or the attempt is recorded.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn claim_deliveries(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<Event>>;
+
+    /// Records an attempt's outcome — the new state, the attempt count and,
+    /// when pending, the next due time — and releases the lease, if the
+    /// claim still holds: `lease_until_ms` is the claimed event's
+    /// `lease_until_ms`, the fencing token of that claim. Returns `false`,
+    /// changing nothing, when the lease ran out and another claimant took
+    /// the delivery.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown event.
+    async fn record_attempt(
+        &self,
+        id: &EventId,
+        lease_until_ms: i64,
+        state: crate::event::DeliveryState,
+        status: Option<u16>,
+        next_attempt_at_ms: Option<i64>,
+    ) -> StoreResult<bool>;
+
+    /// Reads an event of the scope with its delivery state.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such event.
+    async fn event(&self, scope: &Scope, id: &EventId) -> StoreResult<Event>;
+
+    /// The scope's events created at or after `since`, newest first.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn events(
+        &self,
+        scope: &Scope,
+        since: i64,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Event>>;
+}

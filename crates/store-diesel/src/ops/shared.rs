@@ -1,0 +1,57 @@
+//! What every port of a backend uses (shared by both backends): the
+//! store's pooled connection and owner, the batch inserts (`insert_all!`
+//! of each backend), and the health ping.
+
+use async_trait::async_trait;
+use diesel::QueryResult;
+use diesel_async::RunQueryDsl;
+use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+use domain::ids::ProcessId;
+use domain::store::{Health, StoreResult};
+
+use super::{Conn, Store};
+use crate::Pooled;
+use crate::error::pool;
+use crate::rows::{EventRow, MemberRow};
+use crate::schema::{events, members};
+
+/// Rows per INSERT statement: at most 16 columns each, under SQLite's
+/// 32,766 bind parameters and well under PostgreSQL's 65,535.
+const CHUNK: usize = 1_000;
+
+impl Store {
+    /// The store owned by the serving process `owner` (see
+    /// [`crate::Stores::open_owned`]).
+    #[must_use]
+    pub fn owned_by(self, owner: Option<ProcessId>) -> Self {
+        Self { owner, ..self }
+    }
+
+    /// A connection from the pool.
+    pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
+        self.pool.get().await.map(Pooled::new).map_err(pool)
+    }
+}
+
+/// Inserts census rows in multi-row statements (inside the caller's open
+/// transaction).
+pub(super) async fn insert_members(c: &mut Conn, rows: Vec<MemberRow>) -> QueryResult<()> {
+    insert_all!(c, members::table, rows)
+}
+
+/// Inserts outbox rows (see [`insert_members`]).
+pub(super) async fn insert_events(c: &mut Conn, rows: Vec<EventRow>) -> QueryResult<()> {
+    insert_all!(c, events::table, rows)
+}
+
+#[async_trait]
+impl Health for Store {
+    async fn ping(&self) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        diesel::sql_query("SELECT 1")
+            .execute(&mut *conn)
+            .await
+            .map_err(crate::error::unavailable)?;
+        Ok(())
+    }
+}
