@@ -219,7 +219,7 @@ pub fn rating_digest(rows: &[CensusMember]) -> String {
         h.update(l.as_bytes());
         h.update(b"\n");
     }
-    crate::hex::encode(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// What a quote is priced on beyond its census: the group's address ZIP,
@@ -231,7 +231,7 @@ pub fn pricing_digest(census_digest: &str, fallback_zip: Option<&str>) -> String
     h.update(census_digest.as_bytes());
     h.update(b"|");
     h.update(fallback_zip.unwrap_or("-").as_bytes());
-    crate::hex::encode(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// One census replace, as the storage port applies it in a single

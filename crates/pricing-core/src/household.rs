@@ -15,8 +15,6 @@ mod keys;
 mod people;
 mod stand_in;
 
-#[cfg(test)]
-use keys::hex;
 pub(crate) use keys::keyed_rows;
 pub use keys::{canonical_json, household_keys};
 pub use people::{COMPOSITIONS, MAX_PEOPLE, People, Person, Place, Tier};

@@ -11,7 +11,6 @@ use crate::enrollment::{Enrollment, OnboardingMode, QuoteUse, check_quote_use};
 use crate::error::FieldError;
 use crate::event::{EventType, NewEvent};
 use crate::group::{CompanyState, Group, GroupStatus, check_email, go_live};
-use crate::hex;
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::mode::Mode;
 use crate::ports::{Clock, Entropy, Mailer, Minter};
@@ -403,7 +402,7 @@ fn document(
     if mode == OnboardingMode::Hosted
         && let Some(map) = body.as_object_mut()
     {
-        let token = hex::encode(&minter.secret32());
+        let token = hex::encode(minter.secret32());
         map.insert(
             "employerPortal".to_owned(),
             serde_json::json!({

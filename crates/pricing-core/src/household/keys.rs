@@ -82,7 +82,7 @@ fn base_key(m: &CensusMember) -> String {
     if let Some(map) = value.as_object_mut() {
         map.remove("zip");
     }
-    hex(&Sha256::digest(canonical(&value).as_bytes()))
+    hex::encode(Sha256::digest(canonical(&value).as_bytes()))
 }
 
 /// Canonical JSON of a record: snake_case keys, absent fields omitted, keys
@@ -113,12 +113,4 @@ fn canonical(v: &serde_json::Value) -> String {
         }
         other => other.to_string(),
     }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
