@@ -30,7 +30,7 @@ impl ApiKey {
     /// Mints a key of `mode` from 16 random bytes.
     #[must_use]
     pub fn from_bytes(mode: Mode, secret: [u8; 16]) -> Self {
-        let text = format!("psk_{}_{}", mode.as_str(), crate::hex::encode(&secret));
+        let text = format!("psk_{}_{}", mode.as_str(), hex::encode(secret));
         Self { mode, text }
     }
 

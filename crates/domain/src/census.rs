@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use pricing_core::census::CensusMember;
+use pricing_core::census::{CensusMember, EmploymentType, MemberStatus, Relationship};
 use sha2::{Digest, Sha256};
 
 use crate::error::FieldError;
@@ -186,32 +186,17 @@ pub fn duplicate_errors(prefix: &str, rows: &[(usize, &CensusMember)]) -> Vec<Fi
 /// id, else the email, else the names). Quotes remember it; a census write
 /// that changes it makes them stale (410 `quote_expired`). Row order does
 /// not change it, nor do names or emails of members with an external id.
+///
+/// It is the hex SHA-256 of one [`rating_line`] per row, sorted, each
+/// followed by `\n`. Groups and quotes store it, so its text is a
+/// contract, pinned by the tests.
 #[must_use]
 pub fn rating_digest(rows: &[CensusMember]) -> String {
     let keys = pricing_core::household::household_keys(rows);
     let mut lines: Vec<String> = rows
         .iter()
         .zip(&keys)
-        .map(|(m, key)| {
-            let deps = m.dependents.as_ref().map(|ds| {
-                let mut d: Vec<String> = ds
-                    .iter()
-                    .map(|d| format!("{:?}/{:?}/{:?}", d.relationship, d.dob, d.age))
-                    .collect();
-                d.sort();
-                d.join(",")
-            });
-            format!(
-                "{key:?}|{}|{:?}|{:?}|{}|{:?}|{:?}|{:?}",
-                m.is_counted(),
-                m.dob,
-                m.age,
-                m.zip,
-                m.employment_type,
-                m.status,
-                deps
-            )
-        })
+        .map(|(m, key)| rating_line(key, m))
         .collect();
     lines.sort();
     let mut h = Sha256::new();
@@ -219,7 +204,91 @@ pub fn rating_digest(rows: &[CensusMember]) -> String {
         h.update(l.as_bytes());
         h.update(b"\n");
     }
-    crate::hex::encode(&h.finalize())
+    hex::encode(h.finalize())
+}
+
+/// One row's line of the rating digest, written field by field:
+/// `key|counted|dob|age|zip|employment_type|status|dependents`.
+///
+/// The key is [`quoted`]; `counted` is `true` or `false`; an optional
+/// field is `Some(…)` or `None`; a date is `YYYY-MM-DD`; an enum is its
+/// variant name (`FullTime`, `Terminated`, `DomesticPartner`); the ZIP is
+/// as sent. Dependents are `relationship/dob/age` each, sorted, joined by
+/// `,` and [`quoted`]. This is the text the first version wrote (through
+/// `Debug`), kept byte for byte so stored digests stay comparable.
+fn rating_line(key: &str, m: &CensusMember) -> String {
+    let deps = m.dependents.as_ref().map(|ds| {
+        let mut d: Vec<String> = ds
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}/{}/{}",
+                    relationship_name(d.relationship),
+                    optional(d.dob),
+                    optional(d.age)
+                )
+            })
+            .collect();
+        d.sort();
+        quoted(&d.join(","))
+    });
+    format!(
+        "{}|{}|{}|{}|{}|{}|{}|{}",
+        quoted(key),
+        m.is_counted(),
+        optional(m.dob),
+        optional(m.age),
+        m.zip,
+        optional(m.employment_type.map(employment_name)),
+        optional(m.status.map(status_name)),
+        optional(deps),
+    )
+}
+
+/// `Some(value)` or `None`.
+fn optional<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "None".to_owned(), |v| format!("Some({v})"))
+}
+
+/// `text` in double quotes with Rust string-literal escapes: `\"`, `\\`,
+/// `\t`, `\r`, `\n`, `\0`, and `\u{…}` for other control, unprintable or
+/// combining characters; `'` stays as it is.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().saturating_add(2));
+    out.push('"');
+    for c in text.chars() {
+        if c == '\'' {
+            out.push(c);
+        } else {
+            out.extend(c.escape_debug());
+        }
+    }
+    out.push('"');
+    out
+}
+
+const fn employment_name(t: EmploymentType) -> &'static str {
+    match t {
+        EmploymentType::FullTime => "FullTime",
+        EmploymentType::PartTime => "PartTime",
+        EmploymentType::Contractor => "Contractor",
+    }
+}
+
+const fn status_name(s: MemberStatus) -> &'static str {
+    match s {
+        MemberStatus::Active => "Active",
+        MemberStatus::Terminated => "Terminated",
+    }
+}
+
+const fn relationship_name(r: Relationship) -> &'static str {
+    match r {
+        Relationship::Spouse => "Spouse",
+        Relationship::DomesticPartner => "DomesticPartner",
+        Relationship::Child => "Child",
+        Relationship::Other => "Other",
+    }
 }
 
 /// What a quote is priced on beyond its census: the group's address ZIP,
@@ -231,7 +300,7 @@ pub fn pricing_digest(census_digest: &str, fallback_zip: Option<&str>) -> String
     h.update(census_digest.as_bytes());
     h.update(b"|");
     h.update(fallback_zip.unwrap_or("-").as_bytes());
-    crate::hex::encode(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 /// One census replace, as the storage port applies it in a single
@@ -356,6 +425,101 @@ mod tests {
         let before = rating_digest(&[a2.clone(), b2.clone()]);
         a2.first_name = Some("Other".to_owned());
         assert_ne!(rating_digest(&[a2, b2]), before);
+    }
+
+    /// Rows that reach every field and every variant the rating digest
+    /// reads, and household keys that need quoting.
+    fn pinned_rows() -> Vec<Vec<CensusMember>> {
+        use pricing_core::census::{Dependent, EmploymentType, MemberStatus, Relationship};
+        let dep = |relationship, dob, age| Dependent {
+            relationship,
+            name: Some("ignored".to_owned()),
+            dob,
+            age,
+            sex_at_birth: None,
+        };
+        let mut full = member(Some("E-1"), None);
+        full.employment_type = Some(EmploymentType::FullTime);
+        full.status = Some(MemberStatus::Active);
+        full.dependents = Some(vec![
+            dep(Relationship::Spouse, Some(date!(1981 - 02 - 03)), None),
+            dep(Relationship::DomesticPartner, None, Some(40)),
+            dep(Relationship::Child, Some(date!(2015 - 12 - 31)), None),
+            dep(Relationship::Other, None, Some(0)),
+        ]);
+        let mut part = member(None, Some("Part.Time@Example.com"));
+        part.employment_type = Some(EmploymentType::PartTime);
+        part.status = Some(MemberStatus::Terminated);
+        part.dob = None;
+        part.age = Some(64);
+        part.dependents = None;
+        let mut contractor = member(None, None);
+        contractor.first_name = Some("Ana".to_owned());
+        contractor.last_name = Some("Lima".to_owned());
+        contractor.employment_type = Some(EmploymentType::Contractor);
+        contractor.zip = "99501".to_owned();
+        contractor.dob = Some(date!(0999 - 01 - 09));
+        let quoted = [
+            "quote\"d",
+            "back\\slash",
+            "it's",
+            "tab\tnew\nline\rret\u{0}nul\u{7f}del\u{1b}esc",
+            "caf\u{e9} \u{1f600}",
+            "\u{301}combining first, then e\u{301}",
+            "zero\u{200b}width \u{a0}nbsp \u{2028}ls",
+        ]
+        .map(|ext| vec![member(Some(ext), None)]);
+        let mut sets = vec![
+            Vec::new(),
+            vec![member(Some("E1"), None)],
+            vec![full.clone(), part.clone(), contractor.clone()],
+            vec![full, part, contractor.clone(), contractor],
+        ];
+        sets.extend(quoted);
+        sets
+    }
+
+    /// The digests the first version stored for [`pinned_rows`]: groups
+    /// and quotes keep them, and a fresh digest of the same census must
+    /// compare equal or every quote of an unchanged census goes stale.
+    #[test]
+    fn the_rating_digest_is_pinned() {
+        let want = [
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            "0da87efde5c5af30af4b3577832d030c2f75947116f81afe1b77fe20a8bd242b",
+            "9425cde0d0a3d8ec1cfacc32532684b61206f1e15ab762b22381aa90726be109",
+            "f61fb0e0775a380c3168fe8791a5b95e8f3d8f8a3f15f92bc3573b96581ccc0b",
+            "9205845fddb8a5bcb42eae84dc3945a0d8e48356dcaaeed032d0ed89a26166b6",
+            "9ec83ca583afb18e0bd0489c3a40f1c36c0fc394ce6add42e23db56a40ba8590",
+            "04f97bffd730ea7cf18d036b2b3dc642afff35e9bc1f2b19474043f37c1108df",
+            "fd2c727c47575ea1182aa88547f6b464596f988717bc67ad2587d26e7cdf65cd",
+            "3611aae4da8a1e7b9a32d5ed8bcc95903538fbd2ee2bc3277714f8cd88911a58",
+            "5820a577bec6b6449b15d84c4b9b7d4c8471c694648fb4760a8dbef54a4e94cb",
+            "3b47b675a10ee7c3d3a26801185539ece0c11ded49f0a9228d14a7249cf3f9aa",
+        ];
+        let got: Vec<String> = pinned_rows().iter().map(|r| rating_digest(r)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn rating_lines_are_written_field_by_field() {
+        let mut m = member(Some("E-1"), None);
+        m.age = Some(41);
+        m.dependents = Some(vec![pricing_core::census::Dependent {
+            relationship: pricing_core::census::Relationship::DomesticPartner,
+            name: None,
+            dob: None,
+            age: Some(39),
+            sex_at_birth: None,
+        }]);
+        assert_eq!(
+            rating_line("E-1#0", &m),
+            "\"E-1#0\"|true|Some(1980-01-01)|Some(41)|60601|None|None|Some(\"DomesticPartner/None/Some(39)\")"
+        );
+        assert_eq!(
+            quoted("a\"b\\c'd\n\u{0}\u{7f}e\u{301}"),
+            "\"a\\\"b\\\\c'd\\n\\0\\u{7f}e\\u{301}\""
+        );
     }
 
     #[test]

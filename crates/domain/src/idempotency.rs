@@ -48,7 +48,7 @@ pub fn check_key(key: &str) -> Result<(), BadIdempotencyKey> {
 /// request sent with its fields in another order or style matches.
 #[must_use]
 pub fn request_digest(canonical_body: &[u8]) -> String {
-    crate::hex::encode(&Sha256::digest(canonical_body))
+    hex::encode(Sha256::digest(canonical_body))
 }
 
 /// A request that carries an `Idempotency-Key`.

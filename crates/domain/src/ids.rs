@@ -41,7 +41,7 @@ macro_rules! id_type {
             /// An id from 6 random bytes.
             #[must_use]
             pub fn from_bytes(bytes: [u8; 6]) -> Self {
-                Self(format!("{}{}", $prefix, crate::hex::encode(&bytes)))
+                Self(format!("{}{}", $prefix, hex::encode(bytes)))
             }
 
             /// Parses an id, checking its prefix and its 12 lowercase hex

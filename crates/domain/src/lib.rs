@@ -23,7 +23,6 @@ pub mod enrollment;
 pub mod error;
 pub mod event;
 pub mod group;
-pub mod hex;
 pub mod idempotency;
 pub mod ids;
 pub mod job;

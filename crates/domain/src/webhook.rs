@@ -31,7 +31,7 @@ impl std::fmt::Debug for WebhookEndpoint {
 /// A signing secret from 32 random bytes: `whsec_` + 64 lowercase hex.
 #[must_use]
 pub fn secret_from_bytes(bytes: [u8; 32]) -> String {
-    format!("whsec_{}", crate::hex::encode(&bytes))
+    format!("whsec_{}", hex::encode(bytes))
 }
 
 /// Checks the shape of an endpoint URL: `https://` with a host, unless

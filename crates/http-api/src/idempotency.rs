@@ -50,42 +50,11 @@ pub fn canonical(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// The canonical bytes of a value whose keys are already snake_case
-/// ([`casing::normalize`]): keys sorted at every level, no spaces.
+/// ([`casing::normalize`]): [`pricing_core::canonical`] JSON, keys sorted
+/// at every level, no spaces.
 #[must_use]
 pub fn canonical_value(v: &Value) -> Vec<u8> {
-    let mut out = String::new();
-    write(v, &mut out);
-    out.into_bytes()
-}
-
-fn write(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write(v, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(v, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
+    pricing_core::canonical::to_string(v).into_bytes()
 }
 
 /// The idempotency middleware of the `/v1` scope (inside authentication).
@@ -246,5 +215,23 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, canonical(br#"{"company_name":"B"}"#));
         assert_eq!(canonical(b"not json"), b"not json".to_vec());
+    }
+
+    /// The canonical bytes and the digest of one body, as the first
+    /// version stored them: another canonical form would make every
+    /// stored `Idempotency-Key` record answer 400 to its own retry.
+    #[test]
+    fn the_canonical_form_and_its_digest_are_pinned() {
+        let body = "{ \"members\": [{\"firstName\": \"Zo\u{eb}\", \"dob\": \"1980-01-02\", \"age\": null}],\n  \"companyName\": \"Acme \\\"Holdings\\\" <&>\\n\", \"address\": {\"zip\": \"60601\", \"line1\": \"1 Main\"},\n  \"ratio\": 1.50, \"big\": 12345678901234567890, \"neg\": -3, \"flags\": [true, false, {}], \"emptyList\": [] }";
+        let canon = canonical(body.as_bytes());
+        assert_eq!(
+            String::from_utf8(canon.clone()).unwrap(),
+            r#"{"address":{"line1":"1 Main","zip":"60601"},"big":12345678901234567890,"company_name":"Acme \"Holdings\" <&>\n","empty_list":[],"flags":[true,false,{}],"members":[{"age":null,"dob":"1980-01-02","first_name":"Zoë"}],"neg":-3,"ratio":1.5}"#
+        );
+        // SHA-256 of the text above, computed independently.
+        assert_eq!(
+            request_digest(&canon),
+            "131ed79634b8e907c39335dd3b736041aefca5f58a33c7f00893df226f30364a"
+        );
     }
 }

@@ -14,8 +14,6 @@ mod people;
 mod rules;
 mod stand_in;
 
-#[cfg(test)]
-use keys::hex;
 pub(crate) use keys::keyed_rows;
 pub use keys::{canonical_json, household_keys};
 pub use people::{COMPOSITIONS, MAX_PEOPLE, People, Person, Place, Tier};

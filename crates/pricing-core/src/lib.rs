@@ -61,6 +61,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod canonical;
 pub mod census;
 pub mod claims;
 pub mod error;

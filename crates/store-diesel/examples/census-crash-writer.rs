@@ -168,5 +168,5 @@ fn fingerprint(rows: &[CensusMember]) -> Result<String, String> {
         ctx.update(json.as_bytes());
         ctx.update(b"\n");
     }
-    Ok(domain::hex::encode(ctx.finish().as_ref()))
+    Ok(hex::encode(ctx.finish().as_ref()))
 }

@@ -138,7 +138,7 @@ impl KeyRow {
             id: k.id.to_string(),
             partner_id: k.partner_id.to_string(),
             mode: k.mode.as_str().to_owned(),
-            digest: domain::hex::encode(k.digest.as_bytes()),
+            digest: hex::encode(k.digest.as_bytes()),
             prefix: k.prefix.clone(),
             sealed: k.sealed.clone(),
             created_at: k.created_at,
@@ -147,8 +147,8 @@ impl KeyRow {
     }
 
     pub(crate) fn into_domain(self) -> R<KeyRecord> {
-        let digest = domain::hex::decode::<32>(&self.digest)
-            .ok_or_else(|| corrupt("key digest", &self.digest))?;
+        let digest = <[u8; 32] as hex::FromHex>::from_hex(&self.digest)
+            .map_err(|_| corrupt("key digest", &self.digest))?;
         Ok(KeyRecord {
             id: KeyId::parse(&self.id).map_err(|_| corrupt("key id", &self.id))?,
             partner_id: PartnerId::parse(&self.partner_id)

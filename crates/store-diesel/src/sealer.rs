@@ -62,7 +62,7 @@ impl AesGcmSealer {
     /// # Errors
     /// [`BadKey`] when the text is not 64 hex characters.
     pub fn from_hex(text: &str) -> Result<Self, BadKey> {
-        let bytes = domain::hex::decode::<KEY_LEN>(text.trim()).ok_or(BadKey)?;
+        let bytes = <[u8; KEY_LEN] as hex::FromHex>::from_hex(text.trim()).map_err(|_| BadKey)?;
         Self::new(&bytes)
     }
 
@@ -73,7 +73,7 @@ impl AesGcmSealer {
     pub fn generate_hex() -> Result<String, BadKey> {
         let mut key = [0u8; KEY_LEN];
         SystemRandom::new().fill(&mut key).map_err(|_| BadKey)?;
-        Ok(domain::hex::encode(&key))
+        Ok(hex::encode(key))
     }
 }
 
@@ -144,7 +144,23 @@ mod tests {
         assert_eq!(s.open(&tampered, b"api-key:key_1"), Err(Unseal));
         assert_eq!(s.open(b"short", b"x"), Err(Unseal));
         assert!(AesGcmSealer::from_hex("abc").is_err());
-        assert_eq!(AesGcmSealer::generate_hex().unwrap().len(), 64);
+        // Either case, surrounding whitespace ignored; nothing else.
+        assert!(AesGcmSealer::from_hex(&format!(" {}\n", "AB".repeat(32))).is_ok());
+        for bad in [
+            "ab".repeat(31),
+            "ab".repeat(33),
+            format!("{}g0", "ab".repeat(31)),
+        ] {
+            assert!(AesGcmSealer::from_hex(&bad).is_err(), "{bad}");
+        }
+        assert!(AesGcmSealer::from_hex(&format!("{}\u{e9}", "ab".repeat(31))).is_err());
+        let generated = AesGcmSealer::generate_hex().unwrap();
+        assert_eq!(generated.len(), 64);
+        assert!(
+            generated
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
     }
 
     #[test]

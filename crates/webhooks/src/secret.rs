@@ -1,7 +1,5 @@
 //! Signing secrets: `whsec_` followed by base64.
 
-use std::fmt::Write as _;
-
 use base64::Engine as _;
 use base64::engine::DecodePaddingMode;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
@@ -111,10 +109,7 @@ impl Secret {
     /// ```
     #[must_use]
     pub fn from_random_bytes(bytes: [u8; 32]) -> Self {
-        let text = bytes.iter().fold(String::from(PREFIX), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        });
+        let text = format!("{PREFIX}{}", hex::encode(bytes));
         match Self::parse(&text) {
             Ok(secret) => secret,
             // 64 hex characters are 64 base64 characters: 48 bytes.

@@ -115,9 +115,10 @@ impl Rng {
 
     /// `n` random bytes as lowercase hex.
     pub(crate) fn hex(&mut self, n: usize) -> String {
-        (0..n)
-            .map(|_| format!("{:02x}", self.next() & 0xff))
-            .collect()
+        let bytes: Vec<u8> = (0..n)
+            .map(|_| self.next().to_le_bytes().first().copied().unwrap_or(0))
+            .collect();
+        hex::encode(bytes)
     }
 }
 

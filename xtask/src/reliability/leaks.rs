@@ -137,8 +137,7 @@ impl Needles {
                 .and_then(base64_decode)
                 .filter(|_| *kind == Kind::WebhookSecret)
             {
-                let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
-                list.push((hex.into_bytes(), what.clone()));
+                list.push((hex::encode(&raw).into_bytes(), what.clone()));
                 list.push((raw, what));
             }
         }

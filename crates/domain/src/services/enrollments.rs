@@ -14,7 +14,6 @@ use crate::enrollment::{Enrollment, OnboardingMode, QuoteUse, check_quote_use};
 use crate::error::FieldError;
 use crate::event::NewEvent;
 use crate::group::{CompanyState, Group, GroupStatus, check_email, go_live};
-use crate::hex;
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::mode::Mode;
 use crate::ports::{Clock, Entropy, Mailer, Minter};
@@ -381,7 +380,7 @@ fn document(
         OnboardingMode::Embedded => &STEPS_EMBEDDED,
     };
     let employer_portal = (mode == OnboardingMode::Hosted).then(|| {
-        let token = hex::encode(&minter.secret32());
+        let token = hex::encode(minter.secret32());
         EmployerPortal {
             provisioned: true,
             signin_url: format!("{PORTAL_BASE_URL}/signin?company={}", group.domain),

@@ -33,7 +33,6 @@ use tokio::sync::Notify;
 use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
 use crate::document::{JobPayload, QuoteDocument};
 use crate::error::FieldError;
-use crate::hex;
 use crate::ids::{JobId, QuoteId};
 use crate::job::{JobKind, NewJob};
 use crate::ports::{Clock, Entropy, Minter};
@@ -240,7 +239,7 @@ impl PriceOnPlan {
         h.update(start.to_string().as_bytes());
         h.update(b"|");
         h.update(canonical_body);
-        hex::encode(&h.finalize())
+        hex::encode(h.finalize())
     }
 
     /// The quote an earlier identical request made: finished, or pending

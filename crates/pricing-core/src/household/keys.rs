@@ -3,6 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::canonical;
 use crate::census::CensusMember;
 
 /// Household keys `{key}#{occurrence}` for every row (pricing model section 5).
@@ -82,7 +83,7 @@ fn base_key(m: &CensusMember) -> String {
     if let Some(map) = value.as_object_mut() {
         map.remove("zip");
     }
-    hex(&Sha256::digest(canonical(&value).as_bytes()))
+    hex::encode(Sha256::digest(canonical::to_string(&value).as_bytes()))
 }
 
 /// Canonical JSON of a record: snake_case keys, absent fields omitted, keys
@@ -90,35 +91,6 @@ fn base_key(m: &CensusMember) -> String {
 #[must_use]
 pub fn canonical_json(m: &CensusMember) -> String {
     serde_json::to_value(m)
-        .map(|v| canonical(&v))
+        .map(|v| canonical::to_string(&v))
         .unwrap_or_default()
-}
-
-/// Serializes a JSON value with object keys sorted explicitly, so the
-/// result does not depend on how `serde_json` orders maps.
-fn canonical(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Object(map) => {
-            let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            let body: Vec<String> = entries
-                .into_iter()
-                .map(|(k, v)| format!("{}:{}", serde_json::Value::from(k.as_str()), canonical(v)))
-                .collect();
-            format!("{{{}}}", body.join(","))
-        }
-        serde_json::Value::Array(items) => {
-            let body: Vec<String> = items.iter().map(canonical).collect();
-            format!("[{}]", body.join(","))
-        }
-        other => other.to_string(),
-    }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }

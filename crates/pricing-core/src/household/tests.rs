@@ -175,7 +175,7 @@ fn anonymous_keys_hash_the_sorted_canonical_json() {
     // Pinned: SHA-256 of
     // {"employment_type":"full_time","first_name":"Ada","last_name":"Lovelace"}
     let text = r#"{"employment_type":"full_time","first_name":"Ada","last_name":"Lovelace"}"#;
-    let expect = format!("{}#0", hex(&Sha256::digest(text.as_bytes())));
+    let expect = format!("{}#0", hex::encode(Sha256::digest(text.as_bytes())));
     assert_eq!(household_keys(&[m])[0], expect);
     assert_eq!(
         &expect[..16],

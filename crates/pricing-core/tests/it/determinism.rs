@@ -110,10 +110,7 @@ fn layers_by_key(r: &RatedCensus, sim: &Simulation) -> BTreeMap<String, [i64; 2]
 }
 
 fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 /// The spec's stream key, computed here: first 8 bytes big-endian of

@@ -159,7 +159,7 @@ impl PartnerStore for Store {
     async fn key_by_digest(&self, digest: &KeyDigest) -> StoreResult<(KeyRecord, Partner)> {
         let mut conn = self.conn().await?;
         let row = api_keys::table
-            .filter(api_keys::digest.eq(domain::hex::encode(digest.as_bytes())))
+            .filter(api_keys::digest.eq(hex::encode(digest.as_bytes())))
             .select(KeyRow::as_select())
             .first(&mut *conn)
             .await

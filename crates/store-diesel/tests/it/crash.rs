@@ -194,7 +194,7 @@ fn fingerprint(rows: &[CensusMember]) -> String {
         ctx.update(serde_json::to_string(m).unwrap().as_bytes());
         ctx.update(b"\n");
     }
-    domain::hex::encode(ctx.finish().as_ref())
+    hex::encode(ctx.finish().as_ref())
 }
 
 /// What is stored for the group.
