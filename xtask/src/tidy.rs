@@ -7,7 +7,10 @@
 //!   `webhooks`, the signing library the domain and partners use) have no
 //!   database, web, async runtime or HTTP client crate in their normal
 //!   dependency trees, and the adapters (`store-diesel`, `http-api`, `mail`)
-//!   do not depend on each other.
+//!   do not depend on each other;
+//! - no source file outside tests is longer than 600 lines;
+//! - no HTTP handler (`crates/http-api/src/routes/`) names a storage type:
+//!   handlers call services, which alone reach the store.
 //!
 //! The same checks run as the `tidy` test, so `cargo test --workspace`
 //! enforces them.
@@ -53,6 +56,8 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<()> {
     let mut problems = Vec::new();
     problems.extend(missing_doc_headers(root, &files)?);
     problems.extend(trailing_whitespace(root, &files)?);
+    problems.extend(long_files(root, &files)?);
+    problems.extend(handlers_naming_the_store(root, &files)?);
     match dependency_direction(root) {
         Ok(found) => problems.extend(found),
         Err(err) => problems.push(format!("cannot check the dependency direction: {err:#}")),
@@ -146,6 +151,62 @@ fn missing_doc_headers(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<Str
                 "{}: does not start with a `//!` doc comment",
                 path.display()
             ));
+        }
+    }
+    Ok(problems)
+}
+
+/// Most lines of a source file outside tests.
+const MAX_LINES: usize = 600;
+
+/// Whether `path` is test code: a `tests` directory, a `tests.rs` module,
+/// benches and examples.
+fn is_test_code(path: &Path) -> bool {
+    path.components().any(|c| {
+        matches!(
+            c.as_os_str().to_str(),
+            Some("tests" | "benches" | "examples")
+        )
+    }) || path.file_name().and_then(|n| n.to_str()) == Some("tests.rs")
+}
+
+/// Source files outside tests longer than [`MAX_LINES`].
+fn long_files(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for path in files
+        .iter()
+        .filter(|p| has_extension(p, &["rs"]) && !is_test_code(p))
+    {
+        let text = fs::read_to_string(root.join(path))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let lines = text.lines().count();
+        if lines > MAX_LINES {
+            problems.push(format!(
+                "{}: {lines} lines; split it (at most {MAX_LINES} outside tests)",
+                path.display()
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+/// Handlers that name a storage type (`domain::store`, `store_diesel`).
+fn handlers_naming_the_store(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let routes = Path::new("crates/http-api/src/routes");
+    let mut problems = Vec::new();
+    for path in files
+        .iter()
+        .filter(|p| p.starts_with(routes) && has_extension(p, &["rs"]))
+    {
+        let text = fs::read_to_string(root.join(path))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        for needle in ["domain::store", "store_diesel"] {
+            if text.contains(needle) {
+                problems.push(format!(
+                    "{}: a handler names `{needle}`; call a service instead",
+                    path.display()
+                ));
+            }
         }
     }
     Ok(problems)
@@ -285,6 +346,24 @@ mod tests {
         if let Err(err) = check(&root) {
             panic!("{err:#}");
         }
+    }
+
+    #[test]
+    fn test_code_is_told_apart() {
+        for test in [
+            "crates/server/tests/it/cli.rs",
+            "crates/domain/src/services/quotes/tests.rs",
+            "crates/store-diesel/benches/store.rs",
+            "crates/store-diesel/examples/census-crash-writer.rs",
+        ] {
+            assert!(is_test_code(Path::new(test)), "{test}");
+        }
+        assert!(!is_test_code(Path::new(
+            "crates/domain/src/services/quotes.rs"
+        )));
+        assert!(!is_test_code(Path::new(
+            "crates/domain/src/tests_helper.rs"
+        )));
     }
 
     #[test]

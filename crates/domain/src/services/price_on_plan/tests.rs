@@ -101,25 +101,8 @@ fn pending_quote(group: &GroupId) -> Quote {
         rating_digest: None,
         expires_at: NOW + 86_400,
         body: QuoteDocument::PriceOnPlan(Box::new(Document {
-            plan_year_start: "2026-12-01".to_owned(),
-            preview: Preview {
-                pricing_method: pricing_core::price_on_plan::PricingMethod::CostPlus,
-                base_from_market: false,
-                used_plans: pricing_core::price_on_plan::UsedPlans {
-                    sent: 0,
-                    used: 0,
-                    base_candidates: 0,
-                    benchmark_candidates: 0,
-                },
-                ignored_plans: Vec::new(),
-                census_members: 2,
-                employees: 2,
-                simulated_plan_years: 2_000,
-                simulates: true,
-            },
             estimated_ready_at: NOW + 1,
-            generated_at: None,
-            answer: None,
+            ..crate::document::fixtures::price_on_plan_document()
         })),
         created_at: NOW,
     }
