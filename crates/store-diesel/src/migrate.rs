@@ -41,15 +41,22 @@ pub enum Direction {
 /// [`MigrateError`].
 pub async fn run(db: &Database, direction: Direction) -> Result<Vec<String>, MigrateError> {
     let versions = schema(db, direction).await?;
-    if direction == Direction::Up {
+    // Rows of the previous version exist only in a database that had not
+    // yet applied the marker migration: rewrite them when it applies, and
+    // never scan the tables again at a later start.
+    if direction == Direction::Up && versions.iter().any(|v| v.as_str() == TYPED_DOCUMENTS) {
         rewrite_documents(db).await?;
     }
     Ok(versions)
 }
 
+/// The migration that marks the switch to typed stored documents.
+const TYPED_DOCUMENTS: &str = "20261126000001";
+
 /// Rewrites the stored documents the previous version wrote in the
-/// current form (`domain::document`); returns how many rows changed. Part
-/// of every `Up` migration; a second run changes nothing.
+/// current form (`domain::document`); returns how many rows changed. Runs
+/// in the `Up` migration that applies [`TYPED_DOCUMENTS`]; a second run
+/// changes nothing (readers accept both forms in any case).
 ///
 /// # Errors
 /// [`MigrateError::Migration`] naming a row that does not read.

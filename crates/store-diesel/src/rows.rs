@@ -61,7 +61,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> R<String> {
 }
 
 /// A document's stored form (`domain::document`: versioned, snake_case).
-fn stored(text: Result<String, serde_json::Error>) -> R<String> {
+pub(crate) fn stored(text: Result<String, serde_json::Error>) -> R<String> {
     text.map_err(|e| StoreError::Internal(Box::new(e)))
 }
 

@@ -15,6 +15,7 @@ use crate::mode::Mode;
 use crate::ports::{Clock, now_secs};
 use crate::scope::Scope;
 use crate::services::ServiceError;
+use crate::services::enrollments::enrolled_figures;
 use crate::services::quotes::date_of;
 use crate::store::{CensusStore, ClaimsStore, GroupStore, QuoteStore};
 
@@ -129,11 +130,8 @@ impl Accounts {
             .group_enrollment(scope, group_id)
             .await?
             .ok_or(ServiceError::NotFound)?;
-        let stored = self.quotes.quote(scope, &enrollment.quote_id).await?.body;
-        // Only a market-rate quote can be enrolled.
-        let quote = stored.market().ok_or_else(|| {
-            ServiceError::Internal("the enrolled quote has no market figures".into())
-        })?;
+        let stored = self.quotes.quote(scope, &enrollment.quote_id).await?;
+        let quote = enrolled_figures(&stored)?;
         let members = self.census.census(scope, group_id).await?;
         let count = |s: EnrollmentStatus| {
             u32::try_from(members.iter().filter(|m| m.state.enrollment == s).count())

@@ -22,6 +22,7 @@ use crate::mode::Mode;
 use crate::partner::{BenefitsAdmin, Capability, Partner};
 use crate::ports::{Clock, Entropy, Mailer, Minter, now_secs};
 use crate::scope::Scope;
+use crate::services::enrollments::enrolled_figures;
 use crate::services::{ElectionRefusal, ServiceError};
 use crate::store::{CensusStore, GroupStore, QuoteStore};
 
@@ -173,10 +174,7 @@ impl Elections {
 
         let sends = deliverable(mode);
         let stored = self.quotes.quote(&scope, &enrollment.quote_id).await?;
-        // Only a market-rate quote can be enrolled.
-        let quote = stored.body.market().ok_or_else(|| {
-            ServiceError::Internal("the enrolled quote has no market figures".into())
-        })?;
+        let quote = enrolled_figures(&stored)?;
         let now = now_secs(self.clock.as_ref());
         let mut states: Vec<(MemberId, MemberState)> = Vec::with_capacity(valid.len());
         let mut deductions = Vec::new();

@@ -8,7 +8,7 @@ use time::Date;
 
 use crate::document::enrollment::{EmployerPortal, OnboardingProgress};
 use crate::document::event::{EnrollmentCreated, GroupStateChanged};
-use crate::document::{EnrollmentDocument, EventData};
+use crate::document::{EnrollmentDocument, EventData, MarketQuote};
 use crate::email::{deliverable, portal_invite};
 use crate::enrollment::{Enrollment, OnboardingMode, QuoteUse, check_quote_use};
 use crate::error::FieldError;
@@ -364,6 +364,18 @@ fn check_signatory(s: &Signatory) -> Result<(), ServiceError> {
     } else {
         Err(ServiceError::Invalid(errors))
     }
+}
+
+/// The market figures of an enrolled quote (only a market-rate quote can
+/// be enrolled).
+///
+/// # Errors
+/// [`ServiceError::Internal`] for a price-on-plan quote.
+pub(crate) fn enrolled_figures(quote: &crate::quote::Quote) -> Result<&MarketQuote, ServiceError> {
+    quote
+        .body
+        .market()
+        .ok_or_else(|| ServiceError::Internal("the enrolled quote has no market figures".into()))
 }
 
 /// The stored document of a new enrollment. Identity and state fields are

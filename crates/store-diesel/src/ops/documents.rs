@@ -2,13 +2,13 @@
 //! quote and enrollment bodies, event payloads and job payloads written by
 //! the previous version (bare camelCase or snake_case) are rewritten in the
 //! current form (`domain::document`: `{"v": 1, "doc": …}`, snake_case).
-//! Rows already current are left alone, so it runs at every migration and
-//! does nothing the second time. A row that does not read stops it with an
-//! error naming the row, and nothing of that row is changed.
+//! Rows already current are not selected, so a second run does nothing. A
+//! row that does not read stops it with an error naming the row, and
+//! nothing of that row is changed.
 
 use diesel::{ExpressionMethods, QueryDsl, TextExpressionMethods};
 use diesel_async::RunQueryDsl;
-use domain::document::{EnrollmentDocument, EventData, JobPayload, QuoteDocument, is_current};
+use domain::document::{EnrollmentDocument, EventData, JobPayload, QuoteDocument};
 use domain::event::EventType;
 use domain::job::JobKind;
 use domain::quote::QuoteKind;
@@ -16,6 +16,7 @@ use domain::store::{StoreError, StoreResult};
 
 use super::{Conn, Store};
 use crate::error::db;
+use crate::rows::stored;
 use crate::schema::{enrollments, events, jobs, quotes};
 
 /// Rows read per batch.
@@ -27,10 +28,6 @@ const CURRENT: &str = "{\"v\":%";
 
 fn unreadable(what: &str, id: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Internal(format!("the stored {what} of {id} does not read: {e}").into())
-}
-
-fn written(text: Result<String, serde_json::Error>) -> StoreResult<String> {
-    text.map_err(|e| StoreError::Internal(Box::new(e)))
 }
 
 /// Rewrites, batch by batch, every row of `$table` whose `$text` column is
@@ -50,9 +47,6 @@ macro_rules! rewrite_table {
                 .map_err(db)?;
             let mut moved = 0u64;
             for (id, key, text) in rows {
-                if is_current(&text) {
-                    continue;
-                }
                 let current: String = $rewrite(&id, &key, &text)?;
                 diesel::update($table::table.find(&id))
                     .filter($table::$text.eq(&text))
@@ -63,6 +57,8 @@ macro_rules! rewrite_table {
                 moved += 1;
             }
             $count += moved;
+            // Every row rewritten now starts with the envelope, so the
+            // next batch holds only rows not yet seen.
             if moved == 0 {
                 break;
             }
@@ -91,7 +87,7 @@ impl Store {
                     QuoteKind::parse(kind).ok_or_else(|| unreadable("quote kind", id, kind))?;
                 let doc = QuoteDocument::from_stored(kind, body)
                     .map_err(|e| unreadable("quote body", id, e))?;
-                written(doc.to_stored())
+                stored(doc.to_stored())
             }
         );
         rewrite_table!(
@@ -103,7 +99,7 @@ impl Store {
             |id: &str, _: &str, body: &str| {
                 let doc = EnrollmentDocument::from_stored(body)
                     .map_err(|e| unreadable("enrollment body", id, e))?;
-                written(doc.to_stored())
+                stored(doc.to_stored())
             }
         );
         rewrite_table!(
@@ -116,7 +112,7 @@ impl Store {
                 let t = EventType::parse(t).ok_or_else(|| unreadable("event type", id, t))?;
                 let doc =
                     EventData::from_stored(t, data).map_err(|e| unreadable("event data", id, e))?;
-                written(doc.to_stored())
+                stored(doc.to_stored())
             }
         );
         rewrite_table!(
@@ -129,7 +125,7 @@ impl Store {
                 let kind = JobKind::parse(kind).ok_or_else(|| unreadable("job kind", id, kind))?;
                 let doc = JobPayload::from_stored(kind, payload)
                     .map_err(|e| unreadable("job payload", id, e))?;
-                written(doc.to_stored())
+                stored(doc.to_stored())
             }
         );
         Ok(rewritten)

@@ -24,7 +24,7 @@ use super::outbox::append_events;
 use super::shared::insert_members;
 use super::{Conn, Store};
 use crate::error::{TxError, db};
-use crate::rows::{EnrollmentRow, GroupRow, JobRow, QuoteRow};
+use crate::rows::{EnrollmentRow, GroupRow, JobRow, QuoteRow, stored};
 use crate::schema::{enrollments, groups, jobs, quotes};
 
 #[async_trait]
@@ -86,9 +86,7 @@ impl QuoteStore for Store {
         body: &QuoteDocument,
         events: &[NewEvent],
     ) -> StoreResult<()> {
-        let body = body
-            .to_stored()
-            .map_err(|e| StoreError::Internal(Box::new(e)))?;
+        let body = stored(body.to_stored())?;
         let due = events
             .iter()
             .map(|e| e.created_at)

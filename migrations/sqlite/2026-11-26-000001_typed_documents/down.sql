@@ -1,0 +1,2 @@
+-- Nothing to revert: readers accept both forms.
+SELECT 1;
