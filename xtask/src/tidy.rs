@@ -9,8 +9,9 @@
 //!   dependency trees, and the adapters (`store-diesel`, `http-api`, `mail`)
 //!   do not depend on each other;
 //! - no source file outside tests is longer than 600 lines;
-//! - no HTTP handler (`crates/http-api/src/routes/`) names a storage type:
-//!   handlers call services, which alone reach the store.
+//! - no HTTP handler (`crates/http-api/src/routes/`) names a storage type,
+//!   and none calls more than one service method: handlers parse, call one
+//!   use case and render; the services alone reach the store.
 //!
 //! The same checks run as the `tidy` test, so `cargo test --workspace`
 //! enforces them.
@@ -58,6 +59,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<()> {
     problems.extend(trailing_whitespace(root, &files)?);
     problems.extend(long_files(root, &files)?);
     problems.extend(handlers_naming_the_store(root, &files)?);
+    problems.extend(handlers_calling_several_services(root, &files)?);
     match dependency_direction(root) {
         Ok(found) => problems.extend(found),
         Err(err) => problems.push(format!("cannot check the dependency direction: {err:#}")),
@@ -212,6 +214,69 @@ fn handlers_naming_the_store(root: &Path, files: &[PathBuf]) -> anyhow::Result<V
     Ok(problems)
 }
 
+/// Fields of the application state that are not services: settings and
+/// the facts a handler renders with.
+const NOT_SERVICES: [&str; 3] = ["config", "clock", "plans"];
+
+/// Handlers that call more than one service method.
+fn handlers_calling_several_services(
+    root: &Path,
+    files: &[PathBuf],
+) -> anyhow::Result<Vec<String>> {
+    let routes = Path::new("crates/http-api/src/routes");
+    let mut problems = Vec::new();
+    for path in files
+        .iter()
+        .filter(|p| p.starts_with(routes) && has_extension(p, &["rs"]))
+    {
+        let text = fs::read_to_string(root.join(path))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        for (handler, calls) in service_calls(&text) {
+            if calls.len() > 1 {
+                problems.push(format!(
+                    "{}: handler `{handler}` calls {}; give the use case one service method",
+                    path.display(),
+                    calls.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// For each `pub async fn` of `source`, the `state.<service>.<method>(`
+/// calls in its body, whitespace ignored.
+fn service_calls(source: &str) -> Vec<(String, Vec<String>)> {
+    let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut out = Vec::new();
+    for chunk in compact.split("pubasyncfn").skip(1) {
+        let name: String = chunk.chars().take_while(|c| is_ident(*c)).collect();
+        let mut calls = Vec::new();
+        let mut rest = chunk;
+        while let Some(at) = rest.find("state.") {
+            rest = rest.get(at + "state.".len()..).unwrap_or_default();
+            let field: String = rest.chars().take_while(|c| is_ident(*c)).collect();
+            let after = rest.get(field.len()..).unwrap_or_default();
+            let Some(method_start) = after.strip_prefix('.') else {
+                continue;
+            };
+            let method: String = method_start.chars().take_while(|c| is_ident(*c)).collect();
+            let called = method_start
+                .get(method.len()..)
+                .is_some_and(|r| r.starts_with('('));
+            if called && !NOT_SERVICES.contains(&field.as_str()) {
+                calls.push(format!("{field}.{method}"));
+            }
+        }
+        out.push((name, calls));
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
 /// Lines ending in spaces or tabs in `.rs`, `.toml` and `.md` files.
 fn trailing_whitespace(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
     let mut problems = Vec::new();
@@ -364,6 +429,22 @@ mod tests {
         assert!(!is_test_code(Path::new(
             "crates/domain/src/tests_helper.rs"
         )));
+    }
+
+    #[test]
+    fn finds_the_service_calls_of_each_handler() {
+        let source = "pub async fn one(state: X) { state\n  .groups\n  .get(&id).await?; state.config.limits.x(); }\n\
+                      pub async fn two(state: X) { state.quotes.check(); state.quotes.create(); state.clock.now_ms(); }";
+        assert_eq!(
+            service_calls(source),
+            [
+                ("one".to_owned(), vec!["groups.get".to_owned()]),
+                (
+                    "two".to_owned(),
+                    vec!["quotes.check".to_owned(), "quotes.create".to_owned()]
+                ),
+            ]
+        );
     }
 
     #[test]

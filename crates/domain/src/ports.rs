@@ -1,7 +1,7 @@
 //! Port traits the domain needs from the outside world besides storage
 //! (which is in [`crate::store`]): the clock, entropy for ids and secrets,
-//! and sealing of secrets at rest. Adapters implement them; unit tests use
-//! their `mockall` mocks (`MockClock`, `MockEntropy`, `MockSealer`), which
+//! sealing of secrets at rest, and waking the job worker. Adapters
+//! implement them; unit tests use their `mockall` mocks (`MockClock`, `MockEntropy`, `MockSealer`), which
 //! other crates get with the `mock` feature.
 
 use crate::api_key::ApiKey;
@@ -184,6 +184,32 @@ impl<'a> Minter<'a> {
     pub fn api_key(&self, mode: Mode) -> ApiKey {
         ApiKey::from_bytes(mode, self.bytes())
     }
+}
+
+/// Tells this process's job worker that a job was queued, so that it runs
+/// now rather than at the worker's next poll. Services call it after the
+/// transaction that queued the job has committed; workers of other
+/// processes find the job at their own poll.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait JobWaker: Send + Sync {
+    /// A job was queued.
+    fn job_queued(&self);
+}
+
+/// The worker of this process waits on a [`tokio::sync::Notify`].
+impl JobWaker for tokio::sync::Notify {
+    fn job_queued(&self) {
+        self.notify_one();
+    }
+}
+
+/// No job worker runs in this process (the operator CLI, unit tests): the
+/// worker of a serving process finds the job at its poll.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoWorker;
+
+impl JobWaker for NoWorker {
+    fn job_queued(&self) {}
 }
 
 /// Outbound email to members and employer-portal admins. Whether a message

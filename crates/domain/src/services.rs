@@ -24,8 +24,8 @@ use crate::error::{Code, DomainError, FieldError};
 use crate::store::{Conflict, StoreError};
 
 pub use refusal::{
-    ElectionRefusal, EmbedRefusal, EnrollmentRefusal, PartnerRefusal, PriceOnPlanRefusal,
-    QuoteRefusal,
+    ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, PartnerRefusal,
+    PriceOnPlanRefusal, QuoteRefusal,
 };
 
 /// Why a use case refused or failed, in the specification's vocabulary:
@@ -75,6 +75,9 @@ pub enum ServiceError {
     /// The elections service refused.
     #[error(transparent)]
     Election(#[from] ElectionRefusal),
+    /// The members service refused.
+    #[error(transparent)]
+    Member(#[from] MemberRefusal),
     /// The embed service refused.
     #[error(transparent)]
     Embed(#[from] EmbedRefusal),
@@ -107,6 +110,7 @@ impl ServiceError {
             Self::Enrollment(r) => r.code(),
             Self::Quote(r) => r.code(),
             Self::Election(r) => r.code(),
+            Self::Member(r) => r.code(),
             Self::Embed(r) => r.code(),
             Self::PriceOnPlan(r) => r.code(),
             Self::Partner(r) => r.code(),

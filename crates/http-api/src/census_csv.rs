@@ -31,6 +31,17 @@ pub struct CsvCensus {
 }
 
 impl CsvCensus {
+    /// Every error of the write in CSV terms, by row: the errors found
+    /// while reading, and `errors` of the JSON form re-pointed at their
+    /// rows.
+    #[must_use]
+    pub fn errors_with(&self, errors: Vec<FieldError>) -> Vec<FieldError> {
+        let mut all = self.errors.clone();
+        all.extend(errors.into_iter().map(|e| self.locate(e)));
+        all.sort_by_key(|e| e.index);
+        all
+    }
+
     /// Re-points an error of the JSON form (`members[i]…`, index `i`) at
     /// its CSV data row: `members[r].field` with index `r`, where `r` is
     /// the row of the member or, for `members[i].dependents[j].field`, of

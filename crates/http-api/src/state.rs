@@ -19,7 +19,7 @@ use domain::services::partners::Partners;
 use domain::services::price_on_plan::PriceOnPlan;
 use domain::services::quotes::Quotes;
 use domain::services::webhooks::Webhooks;
-use domain::store::{CensusStore, Health, IdempotencyStore, RateLimitStore};
+use domain::store::{Health, IdempotencyStore, RateLimitStore};
 
 use crate::wire::plans::Plan;
 
@@ -126,10 +126,6 @@ pub struct AppState {
     pub events: Events,
     /// Webhook registration and the test ping.
     pub webhooks: Webhooks,
-    /// Wakes the job worker after a census write (in this process).
-    pub jobs_waker: Arc<tokio::sync::Notify>,
-    /// Census reads (pages of stored members).
-    pub census_store: Arc<dyn CensusStore>,
     /// Idempotency records.
     pub idempotency: Arc<dyn IdempotencyStore>,
     /// Rate-limit counters.

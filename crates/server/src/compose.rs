@@ -224,6 +224,7 @@ impl Services {
             Arc::clone(&s.groups),
             Arc::clone(&p.clock),
             Arc::clone(&p.entropy),
+            self.waker(),
         )
     }
 
@@ -255,11 +256,11 @@ impl Services {
                 jobs: Arc::clone(&s.jobs),
                 clock: Arc::clone(&p.clock),
                 entropy: Arc::clone(&p.entropy),
+                waker: self.waker(),
             },
             Arc::clone(&self.shared.card),
             self.shared.wait_budget,
         )
-        .with_waker(Arc::clone(&self.shared.jobs_waker))
     }
 
     /// Enrollments and going live, inviting through the shared mailer.
@@ -284,7 +285,14 @@ impl Services {
             Arc::clone(&s.census),
             Arc::clone(&p.clock),
             Arc::clone(&p.entropy),
+            self.waker(),
         )
+    }
+
+    /// The waker of this process's job worker, as the services see it.
+    fn waker(&self) -> Arc<dyn domain::ports::JobWaker> {
+        let waker: Arc<dyn domain::ports::JobWaker> = self.shared.jobs_waker.clone();
+        waker
     }
 
     /// Account data and claims imports.
@@ -391,8 +399,6 @@ impl Services {
             embed_sessions: self.embed_sessions(),
             events: self.events(),
             webhooks: self.webhooks(),
-            jobs_waker: Arc::clone(&self.shared.jobs_waker),
-            census_store: Arc::clone(&s.census),
             idempotency: Arc::clone(&s.idempotency),
             rate_limits: Arc::clone(&s.rate_limits),
             health: Arc::clone(&s.health),

@@ -6,13 +6,17 @@ use std::sync::Arc;
 
 use pricing_core::census::{CensusMember, CensusRules, validate_member};
 
-use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
+use crate::census::{
+    CensusWrite, MAX_CENSUS_MEMBERS, StoredMember, duplicate_errors, rating_digest,
+};
 use crate::document::JobPayload;
 use crate::document::job::CensusCounts;
 use crate::error::FieldError;
+use crate::group::Group;
 use crate::ids::GroupId;
 use crate::job::NewJob;
-use crate::ports::{Clock, Entropy, Minter, now_secs};
+use crate::page::{Page, PageRequest};
+use crate::ports::{Clock, Entropy, JobWaker, Minter, now_secs};
 use crate::scope::Scope;
 use crate::services::{ServiceError, with_fresh_id};
 use crate::store::{CensusStore, GroupStore};
@@ -48,23 +52,51 @@ pub struct Census {
     groups: Arc<dyn GroupStore>,
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
+    waker: Arc<dyn JobWaker>,
+}
+
+/// A page of a group's census, with the group it belongs to.
+#[derive(Debug, Clone)]
+pub struct CensusPage {
+    /// The group (its member count and last change).
+    pub group: Group,
+    /// The page of members.
+    pub members: Page<StoredMember>,
 }
 
 impl Census {
-    /// The service over its ports.
+    /// The service over its ports; `waker` hears of every market
+    /// comparison a write queues.
     #[must_use]
     pub fn new(
         census: Arc<dyn CensusStore>,
         groups: Arc<dyn GroupStore>,
         clock: Arc<dyn Clock>,
         entropy: Arc<dyn Entropy>,
+        waker: Arc<dyn JobWaker>,
     ) -> Self {
         Self {
             census,
             groups,
             clock,
             entropy,
+            waker,
         }
+    }
+
+    /// A page of the group's census, newest member first.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the caller's scope.
+    pub async fn page(
+        &self,
+        scope: &Scope,
+        group_id: &GroupId,
+        page: &PageRequest,
+    ) -> Result<CensusPage, ServiceError> {
+        let group = self.groups.group(scope, group_id).await?;
+        let members = self.census.census_page(scope, group_id, page).await?;
+        Ok(CensusPage { group, members })
     }
 
     /// Replaces the group's census. `rules` carries the broker
@@ -168,6 +200,9 @@ impl Census {
             self.census.replace_census(scope, &write).await
         })
         .await?;
+        // The write queued the market comparison: start it now rather than
+        // at the worker's next poll.
+        self.waker.job_queued();
         Ok(CensusResult {
             group_id: group_id.clone(),
             received,

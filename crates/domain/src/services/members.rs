@@ -17,9 +17,9 @@ use crate::ids::{GroupId, MemberId};
 use crate::job::NewJob;
 use crate::member::{MemberState, check_termination};
 use crate::page::{Page, PageRequest};
-use crate::ports::{Clock, Entropy, Minter, now_secs};
+use crate::ports::{Clock, Entropy, JobWaker, Minter, now_secs};
 use crate::scope::Scope;
-use crate::services::ServiceError;
+use crate::services::{MemberRefusal, ServiceError};
 use crate::store::{CensusStore, GroupStore};
 
 /// The members service.
@@ -29,7 +29,15 @@ pub struct Members {
     census: Arc<dyn CensusStore>,
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
+    waker: Arc<dyn JobWaker>,
 }
+
+/// A partial update as the adapter parsed it: from the stored member, the
+/// member with the sent fields laid over it and the `termination_date` sent,
+/// or the errors of the sent fields.
+pub type MemberPatch<'a> = Box<
+    dyn FnOnce(&CensusMember) -> Result<(CensusMember, Option<Date>), Vec<FieldError>> + Send + 'a,
+>;
 
 /// The errors of one member, with paths relative to the member (`zip`,
 /// `dependents[0].dob`).
@@ -49,19 +57,22 @@ fn invalid(errors: Vec<FieldError>) -> Result<(), ServiceError> {
 }
 
 impl Members {
-    /// The service over its ports.
+    /// The service over its ports; `waker` hears of every market
+    /// comparison a change queues.
     #[must_use]
     pub fn new(
         groups: Arc<dyn GroupStore>,
         census: Arc<dyn CensusStore>,
         clock: Arc<dyn Clock>,
         entropy: Arc<dyn Entropy>,
+        waker: Arc<dyn JobWaker>,
     ) -> Self {
         Self {
             groups,
             census,
             clock,
             entropy,
+            waker,
         }
     }
 
@@ -113,10 +124,9 @@ impl Members {
             job: self.job(scope, group_id, &minter),
             now: now_secs(self.clock.as_ref()),
         };
-        self.census
-            .add_member(scope, &write)
-            .await
-            .map_err(ServiceError::from)
+        let stored = self.census.add_member(scope, &write).await?;
+        self.waker.job_queued();
+        Ok(stored)
     }
 
     /// Reads one member of the group.
@@ -133,27 +143,27 @@ impl Members {
         Ok(self.census.member(scope, group_id, id).await?)
     }
 
-    /// Replaces a member's fields with `member` (the stored member with a
-    /// partial update applied). A member becoming `terminated` needs a
-    /// `termination_date` (sent now or already stored); after the group's
-    /// enrollment it becomes COBRA-eligible until that date + 60 days. A
-    /// member made `active` again loses its termination.
+    /// Updates a member: `patch` lays the sent fields over the stored
+    /// member. A member becoming `terminated` needs a `termination_date`
+    /// (sent now or already stored); after the group's enrollment it
+    /// becomes COBRA-eligible until that date + 60 days. A member made
+    /// `active` again loses its termination.
     ///
     /// # Errors
-    /// As [`Members::add`], and [`ServiceError::NotFound`] for an unknown
-    /// member.
+    /// As [`Members::add`] (with the patch's own field errors), and
+    /// [`ServiceError::NotFound`] for an unknown member.
     pub async fn update(
         &self,
         scope: &Scope,
         group_id: &GroupId,
         id: &MemberId,
-        member: CensusMember,
-        termination_date: Option<Date>,
+        patch: MemberPatch<'_>,
         rules: CensusRules,
     ) -> Result<StoredMember, ServiceError> {
-        let mut errors = member_errors(&member, rules);
         let group = self.groups.group(scope, group_id).await?;
         let current = self.census.member(scope, group_id, id).await?;
+        let (member, termination_date) = patch(&current.member).map_err(ServiceError::Invalid)?;
+        let mut errors = member_errors(&member, rules);
         let terminated = member.status == Some(MemberStatus::Terminated);
         let date = termination_date.or(if terminated {
             current.state.termination_date
@@ -180,17 +190,16 @@ impl Members {
             job: self.job(scope, group_id, &minter),
             now: now_secs(self.clock.as_ref()),
         };
-        self.census
-            .update_member(scope, &write)
-            .await
-            .map_err(ServiceError::from)
+        let stored = self.census.update_member(scope, &write).await?;
+        self.waker.job_queued();
+        Ok(stored)
     }
 
     /// The enrollment roster: a page of the group's members, newest first.
     ///
     /// # Errors
-    /// [`ServiceError::NotFound`] outside the scope and until the group's
-    /// enrollment.
+    /// [`ServiceError::NotFound`] outside the scope;
+    /// [`MemberRefusal::NoRoster`] until the group's enrollment.
     pub async fn roster(
         &self,
         scope: &Scope,
@@ -199,7 +208,7 @@ impl Members {
     ) -> Result<Page<StoredMember>, ServiceError> {
         let group = self.groups.group(scope, group_id).await?;
         if group.company_state.is_none() {
-            return Err(ServiceError::NotFound);
+            return Err(MemberRefusal::NoRoster.into());
         }
         Ok(self.census.census_page(scope, group_id, page).await?)
     }

@@ -15,27 +15,23 @@
 
 mod handler;
 mod lead;
+mod types;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pricing_core::census::{CensusMember, is_zip5};
 use pricing_core::price_on_plan::{PlanStatus, Prepared, Preview};
-use pricing_core::{
-    CensusRules, MarketPlan, PartnerPlan, PriceOnPlanRequest, PricingContext, PricingError,
-    RateCard,
-};
-use serde::{Deserialize, Serialize};
+use pricing_core::{PriceOnPlanRequest, PricingContext, PricingError, RateCard};
 use sha2::{Digest as _, Sha256};
 use time::Date;
-use tokio::sync::Notify;
 
 use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
 use crate::document::{JobPayload, QuoteDocument};
 use crate::error::FieldError;
-use crate::ids::{JobId, QuoteId};
+use crate::ids::JobId;
 use crate::job::{JobKind, NewJob};
-use crate::ports::{Clock, Entropy, Minter};
+use crate::ports::{Clock, Entropy, JobWaker, Minter};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::jobs::JOB_LEASE_MS;
@@ -45,102 +41,10 @@ use crate::store::{Conflict, GroupStore, JobStore, Lead, QuoteStore, StoreError}
 
 pub use handler::PriceOnPlanHandler;
 use lead::{company_errors, domain_taken, lead_group};
+pub use types::{Company, Document, PricingInput, PricingPayload};
 
 /// The default wait budget (contract: `pricing.wait_budget_ms`).
 pub const DEFAULT_WAIT_BUDGET: Duration = Duration::from_secs(10);
-
-/// The company of a request (`company`); every field optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Company {
-    /// Name.
-    pub name: Option<String>,
-    /// Domain (a lowercase DNS name).
-    pub domain: Option<String>,
-    /// The partner's own company id.
-    pub external_id: Option<String>,
-    /// Five-digit ZIP; the first census ZIP when omitted.
-    pub zip: Option<String>,
-    /// Two-letter state.
-    pub state: Option<String>,
-}
-
-/// A parsed price-on-plan request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PricingInput {
-    /// The census.
-    pub census: Vec<CensusMember>,
-    /// The plan to price on.
-    pub plan: Option<PartnerPlan>,
-    /// Every plan the partner quoted.
-    pub market_plans: Vec<MarketPlan>,
-    /// The company; a generated one when `None`.
-    pub company: Option<Company>,
-    /// The caller's census rules (brokers need `dob`).
-    pub rules: CensusRules,
-    /// Whether `plan` is required (broker keys); HR platforms may send
-    /// only `market_plans`.
-    pub plan_required: bool,
-}
-
-/// The pricing job's payload: everything needed to price the request
-/// again after a restart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PricingPayload {
-    /// The quote it prices.
-    pub quote_id: QuoteId,
-    /// Plan-year start (`YYYY-MM-DD`).
-    pub plan_year_start: String,
-    /// Whether members need `dob` (broker keys).
-    pub require_dob: bool,
-    /// The company's ZIP, when sent.
-    pub company_zip: Option<String>,
-    /// The census.
-    pub census: Vec<CensusMember>,
-    /// The plan to price on.
-    pub plan: Option<PartnerPlan>,
-    /// Every plan the partner quoted.
-    pub market_plans: Vec<MarketPlan>,
-    /// The service's own assumptions (plan year, company, ZIP), reported
-    /// after the engine's.
-    pub assumptions: Vec<String>,
-}
-
-/// A price-on-plan quote's stored document: what was known before pricing
-/// and, once priced, the engine's answer. The HTTP adapter renders it in
-/// the caller's form.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Document {
-    /// Plan-year start priced (`YYYY-MM-DD`).
-    pub plan_year_start: String,
-    /// Known before the simulation: market plan roles, census size.
-    pub preview: Preview,
-    /// When the answer is expected, Unix seconds.
-    pub estimated_ready_at: i64,
-    /// When the answer was made, Unix seconds.
-    pub generated_at: Option<i64>,
-    /// The engine's answer, once priced.
-    pub answer: Option<pricing_core::PriceOnPlan>,
-}
-
-impl Document {
-    /// Reads a stored document.
-    ///
-    /// # Errors
-    /// [`ServiceError::Internal`] when the document does not read back.
-    pub fn of(quote: &Quote) -> Result<Self, ServiceError> {
-        quote
-            .body
-            .price_on_plan()
-            .cloned()
-            .ok_or_else(|| ServiceError::Internal("the quote is not a price-on-plan quote".into()))
-    }
-
-    /// Seconds a caller should wait before sending the body again.
-    #[must_use]
-    pub fn retry_after_secs(&self, now: i64) -> u32 {
-        u32::try_from((self.estimated_ready_at - now).clamp(1, 30)).unwrap_or(1)
-    }
-}
 
 /// What a request came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +54,16 @@ pub enum Outcome {
     Finished(Quote),
     /// Still pricing (`pricing`): send the same body again.
     Pending(Quote),
+}
+
+impl Outcome {
+    /// The quote, whose status says which it is.
+    #[must_use]
+    pub fn into_quote(self) -> Quote {
+        match self {
+            Self::Finished(q) | Self::Pending(q) => q,
+        }
+    }
 }
 
 /// A request validated and prepared, ready to be stored and priced.
@@ -180,7 +94,7 @@ pub struct PriceOnPlan {
     entropy: Arc<dyn Entropy>,
     card: Arc<RateCard>,
     wait_budget: Duration,
-    waker: Option<Arc<Notify>>,
+    waker: Arc<dyn JobWaker>,
 }
 
 /// The ports of the price-on-plan service.
@@ -196,6 +110,8 @@ pub struct PriceOnPlanPorts {
     pub clock: Arc<dyn Clock>,
     /// Ids.
     pub entropy: Arc<dyn Entropy>,
+    /// Hears of every pricing queued for the job worker.
+    pub waker: Arc<dyn JobWaker>,
 }
 
 impl PriceOnPlan {
@@ -210,15 +126,8 @@ impl PriceOnPlan {
             entropy: ports.entropy,
             card,
             wait_budget,
-            waker: None,
+            waker: ports.waker,
         }
-    }
-
-    /// Wakes `waker` (this process's job worker) when a job is queued.
-    #[must_use]
-    pub fn with_waker(mut self, waker: Arc<Notify>) -> Self {
-        self.waker = Some(waker);
-        self
     }
 
     /// The plan-year start a request made now is priced for: the first day
@@ -240,6 +149,37 @@ impl PriceOnPlan {
         h.update(b"|");
         h.update(canonical_body);
         hex::encode(h.finalize())
+    }
+
+    /// The use case of `POST /price-on-plan`: a repeat of a body (its
+    /// canonical bytes, found by [`PriceOnPlan::request_digest`]) answers
+    /// from its quote, finished or still pricing, and is free; a new body
+    /// is validated and rated ([`PriceOnPlan::prepare`]), then `charge`d —
+    /// so a bad request costs nothing — and priced
+    /// ([`PriceOnPlan::start`]) within the wait budget since `received`.
+    /// The answer is the quote, finished or pending.
+    ///
+    /// # Errors
+    /// As [`PriceOnPlan::prepare`] and [`PriceOnPlan::start`], and what
+    /// `charge` refuses with (a rate limit); nothing is stored then.
+    pub async fn price<E: From<ServiceError>>(
+        &self,
+        scope: &Scope,
+        canonical_body: &[u8],
+        input: PricingInput,
+        received: Instant,
+        charge: impl AsyncFnOnce() -> Result<(), E>,
+    ) -> Result<Quote, E> {
+        let digest = self.request_digest(canonical_body, self.plan_year_start());
+        if let Some(found) = self.find(scope, &digest).await? {
+            return Ok(found.into_quote());
+        }
+        let ready = self.prepare(scope, input).await?;
+        charge().await?;
+        Ok(self
+            .start(scope, ready, &digest, received)
+            .await?
+            .into_quote())
     }
 
     /// The quote an earlier identical request made: finished, or pending
@@ -470,9 +410,7 @@ impl PriceOnPlan {
         };
         let Lead { quote, job, .. } = lead;
         if !inline {
-            if let Some(w) = &self.waker {
-                w.notify_one();
-            }
+            self.waker.job_queued();
             return Ok(Outcome::Pending(quote));
         }
 

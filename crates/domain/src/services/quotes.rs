@@ -15,7 +15,7 @@ pub mod comparison;
 
 use std::sync::Arc;
 
-use pricing_core::census::CensusMember;
+use pricing_core::census::{CensusMember, date_opt};
 use pricing_core::quote::{ReviewStatus, market_comparison, price_quote};
 use pricing_core::{CensusContext, CensusRules, PricingError, QuoteRequest, RateCard, RatedCensus};
 use time::{Date, Duration, OffsetDateTime};
@@ -55,6 +55,107 @@ impl Default for QuoteInput {
             plan: VersionId::Diamond,
             plan_year_start: None,
             employer_contribution_pct: None,
+        }
+    }
+}
+
+/// The body of `POST /groups/{id}/quotes` as sent: every field is checked
+/// by [`QuoteBody::validate`], which names every bad one at once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QuoteBody {
+    /// `diamond` or `value`.
+    pub plan_id: Option<String>,
+    /// `YYYY-MM-DD`.
+    pub plan_year_start_date: Option<String>,
+    /// 0 to 100.
+    pub employer_contribution_pct: Option<i64>,
+}
+
+impl QuoteBody {
+    /// The quote input, when every field is valid; `today` bounds the
+    /// plan-year start.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] naming every bad field.
+    pub fn validate(self, today: Date) -> Result<QuoteInput, ServiceError> {
+        let mut errors = Vec::new();
+        let plan = match self.plan_id.as_deref() {
+            None | Some("diamond") => VersionId::Diamond,
+            Some("value") => VersionId::Value,
+            Some(_) => {
+                errors.push(FieldError::new("plan_id", "must be diamond or value"));
+                VersionId::Diamond
+            }
+        };
+        let plan_year_start = match self.plan_year_start_date.as_deref().map(date_opt::parse) {
+            None => None,
+            Some(Ok(d)) => Some(d),
+            Some(Err(_)) => {
+                errors.push(FieldError::new(
+                    "plan_year_start_date",
+                    "must be a date (YYYY-MM-DD)",
+                ));
+                None
+            }
+        };
+        let employer_contribution_pct = match self.employer_contribution_pct.map(u32::try_from) {
+            None => None,
+            Some(Ok(p)) => Some(p),
+            Some(Err(_)) => {
+                errors.push(contribution_error());
+                None
+            }
+        };
+        let input = QuoteInput {
+            plan,
+            plan_year_start,
+            employer_contribution_pct,
+        };
+        if let Err(bad) = input.resolve(today) {
+            errors.extend(bad);
+        }
+        if errors.is_empty() {
+            Ok(input)
+        } else {
+            Err(ServiceError::Invalid(errors))
+        }
+    }
+}
+
+fn contribution_error() -> FieldError {
+    FieldError::new(
+        "employer_contribution_pct",
+        "must be an integer from 0 to 100",
+    )
+}
+
+impl QuoteInput {
+    /// The plan-year start and the employer contribution asked for, with
+    /// their defaults: the first day of next month, 100 %.
+    ///
+    /// # Errors
+    /// Each field out of its range.
+    fn resolve(&self, today: Date) -> Result<(Date, u32), Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let start = match self.plan_year_start {
+            None => next_month_start(today),
+            Some(d) => match check_start(d, today) {
+                Ok(d) => d,
+                Err(ServiceError::Invalid(bad)) => {
+                    errors.extend(bad);
+                    d
+                }
+                Err(_) => d,
+            },
+        };
+        let contribution = self.employer_contribution_pct.unwrap_or(100);
+        if contribution > 100 {
+            errors.push(contribution_error());
+        }
+        if errors.is_empty() {
+            Ok((start, contribution))
+        } else {
+            Err(errors)
         }
     }
 }
@@ -194,6 +295,32 @@ impl Quotes {
         }
     }
 
+    /// The use case of `POST /groups/{id}/quotes`: checks every field of
+    /// `body`, then that the census's market comparison has finished, then
+    /// `charge`s the request — so a bad request, another partner's group
+    /// or a `rates_pending` answer costs nothing — and prices the quote
+    /// ([`Quotes::create`]).
+    ///
+    /// # Errors
+    /// As [`Quotes::create`], and what `charge` refuses with (a rate
+    /// limit); nothing is stored then.
+    pub async fn request<E: From<ServiceError>>(
+        &self,
+        scope: &Scope,
+        group_id: &GroupId,
+        body: QuoteBody,
+        charge: impl AsyncFnOnce() -> Result<(), E>,
+    ) -> Result<Quote, E> {
+        let today = date_of(self.clock.now_ms().div_euclid(1000));
+        let input = body.validate(today)?;
+        let (start, contribution) = input.resolve(today).map_err(ServiceError::Invalid)?;
+        let group = self.check_rates(scope, group_id).await?;
+        charge().await?;
+        Ok(self
+            .price(scope, &group, input.plan, start, contribution)
+            .await?)
+    }
+
     /// Prices a quote from the group's stored census.
     ///
     /// # Errors
@@ -209,21 +336,26 @@ impl Quotes {
         group_id: &GroupId,
         input: QuoteInput,
     ) -> Result<Quote, ServiceError> {
+        let today = date_of(self.clock.now_ms().div_euclid(1000));
+        let (start, contribution) = input.resolve(today).map_err(ServiceError::Invalid)?;
+        let group = self.check_rates(scope, group_id).await?;
+        self.price(scope, &group, input.plan, start, contribution)
+            .await
+    }
+
+    /// Prices a quote of `group` (whose comparison has finished) and
+    /// stores it.
+    async fn price(
+        &self,
+        scope: &Scope,
+        group: &Group,
+        plan: VersionId,
+        start: Date,
+        contribution: u32,
+    ) -> Result<Quote, ServiceError> {
+        let group_id = &group.id;
         let now_ms = self.clock.now_ms();
         let now = now_ms.div_euclid(1000);
-        let today = date_of(now);
-        let start = match input.plan_year_start {
-            Some(d) => check_start(d, today)?,
-            None => next_month_start(today),
-        };
-        let contribution = input.employer_contribution_pct.unwrap_or(100);
-        if contribution > 100 {
-            return Err(ServiceError::Invalid(vec![FieldError::new(
-                "employer_contribution_pct",
-                "must be an integer from 0 to 100",
-            )]));
-        }
-        let group = self.check_rates(scope, group_id).await?;
         let members: Vec<CensusMember> = self
             .census
             .census(scope, group_id)
@@ -239,10 +371,10 @@ impl Quotes {
             .latest_result(scope, group_id, JobKind::MarketComparison)
             .await?
             .and_then(|text| Comparison::parse(&text))
-            .filter(|c| c.matches(&digest, start, self.card.version(), fallback_zip(&group)))
+            .filter(|c| c.matches(&digest, start, self.card.version(), fallback_zip(group)))
             .map(|c| c.simulation);
         let request = QuoteRequest {
-            plan: input.plan,
+            plan,
             employer_contribution_pct: contribution,
             current_pepm_cents: group.current_coverage.as_ref().and_then(|c| c.pepm_cents),
         };
@@ -277,7 +409,7 @@ impl Quotes {
             scope: scope.clone(),
             group_id: group_id.clone(),
             status,
-            rating_digest: Some(pricing_digest(&digest, fallback_zip(&group))),
+            rating_digest: Some(pricing_digest(&digest, fallback_zip(group))),
             expires_at,
             body,
             created_at: now,
@@ -332,13 +464,15 @@ impl Quotes {
     /// The group's quotes, newest first.
     ///
     /// # Errors
-    /// [`ServiceError::NotFound`] outside the scope.
+    /// [`ServiceError::NotFound`] for a group outside the scope.
     pub async fn list(
         &self,
         scope: &Scope,
         group: &GroupId,
         page: &PageRequest,
     ) -> Result<Page<Quote>, ServiceError> {
+        // An unknown group is not found, not an empty list.
+        self.groups.group(scope, group).await?;
         Ok(self.quotes.quotes(scope, group, page).await?)
     }
 

@@ -93,6 +93,24 @@ impl ElectionRefusal {
     }
 }
 
+/// Why the members service refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum MemberRefusal {
+    /// The roster starts with the group's enrollment (`not_found`).
+    #[error("the group has no roster until its enrollment")]
+    NoRoster,
+}
+
+impl MemberRefusal {
+    /// The envelope's code.
+    #[must_use]
+    pub const fn code(self) -> Code {
+        match self {
+            Self::NoRoster => Code::NotFound,
+        }
+    }
+}
+
 /// Why the embed service refused an offer page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum EmbedRefusal {
@@ -184,8 +202,8 @@ mod tests {
     use crate::ports::Unseal;
     use crate::quote::QuoteStatus;
     use crate::services::{
-        ElectionRefusal, EmbedRefusal, EnrollmentRefusal, PartnerRefusal, PriceOnPlanRefusal,
-        QuoteRefusal, ServiceError,
+        ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, PartnerRefusal,
+        PriceOnPlanRefusal, QuoteRefusal, ServiceError,
     };
     use crate::store::Conflict;
 
@@ -254,6 +272,11 @@ mod tests {
             ElectionRefusal::NotEnrolled,
             C,
             "the group has no enrollment yet; submit elections after it",
+        );
+        check(
+            MemberRefusal::NoRoster,
+            Code::NotFound,
+            "the group has no roster until its enrollment",
         );
         check(
             EmbedRefusal::PriceOnPlanQuote,

@@ -92,31 +92,23 @@ pub async fn replace_census(
     }
     let (rows, csv) = if is_csv(&req) {
         let csv = census_csv::read(&bytes).map_err(|e| ApiError::invalid(vec![e]))?;
-        if csv.errors.iter().any(|e| e.index.is_none()) {
+        if csv.errors.iter().any(|e| e.index.is_none())
+            || (csv.members.is_empty() && !csv.errors.is_empty())
+        {
+            // The file is unreadable, or rows were sent and none is valid.
             return Err(ApiError::invalid(csv.errors));
         }
-        if csv.members.is_empty() && !csv.errors.is_empty() {
-            // Rows were sent and none is valid.
-            return Err(ApiError::invalid(csv.errors));
-        }
-        let items = csv.members.clone();
-        (json_rows(items), Some(csv))
+        (json_rows(csv.members.clone()), Some(csv))
     } else {
         (json_rows(body::array_field(&req, &bytes, ROWS)?), None)
     };
     let rules = CensusRules {
         require_dob: caller.principal.partner.kind == PartnerKind::Broker,
     };
-    let located = |errors: Vec<FieldError>| -> Vec<FieldError> {
-        match &csv {
-            Some(c) => {
-                let mut all: Vec<FieldError> = c.errors.clone();
-                all.extend(errors.into_iter().map(|e| c.locate(e)));
-                all.sort_by_key(|e| e.index);
-                all
-            }
-            None => errors,
-        }
+    // Errors are said in the terms of the body sent: CSV rows for CSV.
+    let located = |errors: Vec<FieldError>| match &csv {
+        Some(c) => c.errors_with(errors),
+        None => errors,
     };
     let result = match state
         .census
@@ -127,11 +119,6 @@ pub async fn replace_census(
         Err(ServiceError::Invalid(errors)) => return Err(ApiError::invalid(located(errors))),
         Err(e) => return Err(not_found(e.into())),
     };
-    if !result.dry_run {
-        // The write enqueued the market comparison: start it now rather
-        // than at the worker's next poll.
-        state.jobs_waker.notify_one();
-    }
     let errors = located(result.errors);
     Reply::ok(&CensusResult {
         group_id: result.group_id.as_str().to_owned(),
@@ -190,17 +177,11 @@ pub async fn get_census(
     let id = group_id(&path)?;
     let list = format!("census:{}", id.as_str());
     let request = page::request(&req, &list)?;
-    let scope = caller.principal.scope();
-    let group = state
-        .groups
-        .get(&scope, &id)
+    let domain::services::census::CensusPage { group, members } = state
+        .census
+        .page(&caller.principal.scope(), &id, &request)
         .await
         .map_err(|e| not_found(e.into()))?;
-    let members = state
-        .census_store
-        .census_page(&scope, &id, &request)
-        .await
-        .map_err(|e| not_found(domain::services::ServiceError::from(e).into()))?;
     Reply::ok(&CensusPage {
         group_id: group.id.as_str().to_owned(),
         member_count: group.census_member_count,

@@ -10,6 +10,7 @@ use time::Date;
 use domain::error::FieldError;
 use domain::ids::MemberId;
 use domain::partner::PartnerKind;
+use domain::services::ServiceError;
 use pricing_core::census::{CensusMember, CensusRules, date_opt};
 
 use crate::auth::Caller;
@@ -78,16 +79,21 @@ fn object(req: &HttpRequest, bytes: &[u8]) -> Result<Map<String, Value>, ApiErro
 
 /// Every error of a member body at once: its fields and its
 /// `termination_date`.
-fn parse(mut map: Map<String, Value>) -> Result<(CensusMember, Option<Date>), ApiError> {
+fn fields(mut map: Map<String, Value>) -> Result<(CensusMember, Option<Date>), Vec<FieldError>> {
     let date = termination(&mut map);
     match (member(map), date) {
         (Ok(m), Ok(d)) => Ok((m, d)),
         (m, d) => {
             let mut errors = m.err().unwrap_or_default();
             errors.extend(d.err());
-            Err(ApiError::invalid(errors))
+            Err(errors)
         }
     }
+}
+
+/// [`fields`] as the API's error.
+fn parse(map: Map<String, Value>) -> Result<(CensusMember, Option<Date>), ApiError> {
+    fields(map).map_err(ApiError::invalid)
 }
 
 /// Add a new hire to the group's census.
@@ -139,7 +145,6 @@ pub async fn add_member(
         )
         .await
         .map_err(|e| group_not_found(e.into()))?;
-    state.jobs_waker.notify_one();
     Reply::new(StatusCode::CREATED, &MemberOut::of(&stored)?)
 }
 
@@ -183,29 +188,27 @@ pub async fn update_member(
     let id = MemberId::parse(&raw_member).map_err(|_| missing())?;
     let patch = object(&req, &bytes)?;
     limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
-    let scope = caller.principal.scope();
-    let current = state
-        .members
-        .get(&scope, &gid, &id)
-        .await
-        .map_err(|e| not_found_as(e, NO_MEMBER))?;
-    // The stored member with the sent fields laid over it.
-    let mut merged = match serde_json::to_value(&current.member).map_err(ApiError::internal)? {
-        Value::Object(map) => map,
-        _ => Map::new(),
+    // The stored member with the sent fields laid over it; `null` keeps a
+    // field.
+    let merge = move |current: &CensusMember| {
+        let mut merged = match serde_json::to_value(current) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        merged.extend(patch.into_iter().filter(|(_, v)| !v.is_null()));
+        fields(merged)
     };
-    for (k, v) in patch {
-        if !v.is_null() {
-            merged.insert(k, v);
-        }
-    }
-    let (member, date) = parse(merged)?;
     let stored = state
         .members
-        .update(&scope, &gid, &id, member, date, rules(&caller))
+        .update(
+            &caller.principal.scope(),
+            &gid,
+            &id,
+            Box::new(merge),
+            rules(&caller),
+        )
         .await
         .map_err(|e| not_found_as(e, NO_MEMBER))?;
-    state.jobs_waker.notify_one();
     Reply::ok(&MemberOut::of(&stored)?)
 }
 
@@ -241,18 +244,17 @@ pub async fn list_roster(
     // The roster pages over the census, so it shares the census's cursors.
     let list = format!("census:{}", gid.as_str());
     let request = page::request(&req, &list)?;
-    let scope = caller.principal.scope();
-    // An unknown group and one without an enrollment say different things.
-    state
-        .groups
-        .get(&scope, &gid)
-        .await
-        .map_err(|e| group_not_found(e.into()))?;
-    let page = state
+    let page = match state
         .members
-        .roster(&scope, &gid, &request)
+        .roster(&caller.principal.scope(), &gid, &request)
         .await
-        .map_err(|e| not_found_as(e, "the group has no roster until its enrollment"))?;
+    {
+        Ok(page) => page,
+        // An unknown group and one without an enrollment say different
+        // things.
+        Err(e @ ServiceError::Member(_)) => return Err(e.into()),
+        Err(e) => return Err(group_not_found(e.into())),
+    };
     Reply::ok(&RosterPage {
         next_cursor: page::next_cursor(&list, &page),
         members: page.items.iter().map(RosterOut::from).collect(),

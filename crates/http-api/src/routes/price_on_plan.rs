@@ -12,7 +12,7 @@ use serde_json::Value;
 use domain::error::FieldError;
 use domain::partner::PartnerKind;
 use domain::quote::{Quote, QuoteStatus};
-use domain::services::price_on_plan::{Company, Document, Outcome, PricingInput};
+use domain::services::price_on_plan::{Company, Document, PricingInput};
 use pricing_core::{CensusMember, CensusRules};
 
 use crate::auth::Caller;
@@ -224,21 +224,18 @@ pub async fn price_on_plan(
     let (input, trim) = input(&caller, form, parsed)?;
     let fields = trim.fields.unwrap_or_default();
     let exclude = trim.exclude.unwrap_or_default();
-    let service = &state.price_on_plan;
-    let digest = service.request_digest(&canonical, service.plan_year_start());
-    let scope = caller.principal.scope();
-    // A repeat (a poll) answers from the stored quote and is free.
-    if let Some(found) = service.find(&scope, &digest).await? {
-        let quote = match found {
-            Outcome::Finished(q) | Outcome::Pending(q) => q,
-        };
-        return answer(&state, form, &quote, true, Some((&fields, &exclude)));
-    }
-    // Every error comes before the charge: a bad request costs nothing.
-    let ready = service.prepare(&scope, input).await?;
-    limits::charge(&req, &state, &caller, state.config.limits.quote_creates()).await?;
-    let quote = match service.start(&scope, ready, &digest, received).await? {
-        Outcome::Finished(q) | Outcome::Pending(q) => q,
-    };
+    // Only a request that starts pricing is charged.
+    let quote = state
+        .price_on_plan
+        .price(
+            &caller.principal.scope(),
+            &canonical,
+            input,
+            received,
+            async || {
+                limits::charge(&req, &state, &caller, state.config.limits.quote_creates()).await
+            },
+        )
+        .await?;
     answer(&state, form, &quote, true, Some((&fields, &exclude)))
 }

@@ -3,13 +3,9 @@
 
 use actix_web::{HttpRequest, get, post, web};
 
-use domain::error::FieldError;
 use domain::ids::QuoteId;
 use domain::quote::{Quote, QuoteKind};
-use domain::services::ServiceError;
-use domain::services::quotes::{QuoteInput as DomainInput, VersionId, check_start, date_of};
-use pricing_core::census::date_opt;
-use time::Date;
+use domain::services::quotes::QuoteBody;
 
 use crate::auth::Caller;
 use crate::body;
@@ -28,60 +24,6 @@ pub(crate) const NO_QUOTE: &str = "no such quote in this mode";
 /// A quote id from the path; anything malformed is simply not found.
 pub(crate) fn quote_id(raw: &str) -> Result<QuoteId, ApiError> {
     QuoteId::parse(raw).map_err(|_| ApiError::not_found(NO_QUOTE))
-}
-
-/// The domain's input from the wire's, every bad field named; `today`
-/// bounds the plan-year start.
-fn input(wire: QuoteInput, today: Date) -> Result<DomainInput, ApiError> {
-    let mut errors = Vec::new();
-    let plan = match wire.plan_id.as_deref() {
-        None | Some("diamond") => VersionId::Diamond,
-        Some("value") => VersionId::Value,
-        Some(_) => {
-            errors.push(FieldError::new("plan_id", "must be diamond or value"));
-            VersionId::Diamond
-        }
-    };
-    let plan_year_start = match wire.plan_year_start_date.as_deref().map(date_opt::parse) {
-        None => None,
-        Some(Ok(d)) => match check_start(d, today) {
-            Ok(d) => Some(d),
-            Err(ServiceError::Invalid(bad)) => {
-                errors.extend(bad);
-                None
-            }
-            Err(_) => None,
-        },
-        Some(Err(_)) => {
-            errors.push(FieldError::new(
-                "plan_year_start_date",
-                "must be a date (YYYY-MM-DD)",
-            ));
-            None
-        }
-    };
-    let contribution = match wire.employer_contribution_pct {
-        None => None,
-        Some(p) => match u32::try_from(p) {
-            Ok(p) if p <= 100 => Some(p),
-            _ => {
-                errors.push(FieldError::new(
-                    "employer_contribution_pct",
-                    "must be an integer from 0 to 100",
-                ));
-                None
-            }
-        },
-    };
-    if errors.is_empty() {
-        Ok(DomainInput {
-            plan,
-            plan_year_start,
-            employer_contribution_pct: contribution,
-        })
-    } else {
-        Err(ApiError::invalid(errors))
-    }
 }
 
 /// Create a quote from the group's stored census.
@@ -127,24 +69,25 @@ pub async fn create_quote(
     } else {
         body::parse(&req, &bytes, &[])?
     };
-    // Every field is checked before the group, the comparison or the limit.
-    let today = date_of(state.clock.now_ms().div_euclid(1000));
-    let input = input(wire, today)?;
-    let scope = caller.principal.scope();
     // Only a request that can start pricing is charged to the quote
-    // limit: not one for another partner's group, nor a `rates_pending`
-    // answer a caller is told to retry.
-    state
-        .quotes
-        .check_rates(&scope, &id)
-        .await
-        .map_err(|e| not_found(e.into()))?;
-    limits::charge(&req, &state, &caller, state.config.limits.quote_creates()).await?;
+    // limit: not a bad body, not one for another partner's group, nor a
+    // `rates_pending` answer a caller is told to retry.
     let quote = state
         .quotes
-        .create(&scope, &id, input)
+        .request(
+            &caller.principal.scope(),
+            &id,
+            QuoteBody {
+                plan_id: wire.plan_id,
+                plan_year_start_date: wire.plan_year_start_date,
+                employer_contribution_pct: wire.employer_contribution_pct,
+            },
+            async || {
+                limits::charge(&req, &state, &caller, state.config.limits.quote_creates()).await
+            },
+        )
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(not_found)?;
     Reply::created(
         &QuoteOut::of(&quote)?,
         &format!("/v1/quotes/{}", quote.id.as_str()),
@@ -180,15 +123,9 @@ pub async fn list_quotes(
     let id = group_id(&path)?;
     let list = format!("quotes:{}", id.as_str());
     let request = page::request(&req, &list)?;
-    let scope = caller.principal.scope();
-    state
-        .groups
-        .get(&scope, &id)
-        .await
-        .map_err(|e| not_found(e.into()))?;
     let page = state
         .quotes
-        .list(&scope, &id, &request)
+        .list(&caller.principal.scope(), &id, &request)
         .await
         .map_err(|e| not_found(e.into()))?;
     Reply::ok(&QuoteList {

@@ -13,7 +13,7 @@ use crate::document::JobPayload;
 use crate::group::{Group, GroupStatus};
 use crate::ids::{JobId, MemberId, PartnerId};
 use crate::mode::Mode;
-use crate::ports::{MockClock, MockEntropy};
+use crate::ports::{MockClock, MockEntropy, MockJobWaker, NoWorker};
 use crate::store::{MockCensusStore, MockGroupStore, StoreError};
 
 const NOW_MS: i64 = 1_795_000_789_321;
@@ -122,6 +122,7 @@ fn service(
         Arc::new(groups),
         Arc::new(clock),
         Arc::new(entropy),
+        Arc::new(NoWorker),
     )
 }
 
@@ -224,6 +225,57 @@ async fn a_store_failure_reading_the_group_propagates_without_a_write() {
 // ---------------------------------------------------------------------------
 // The write
 // ---------------------------------------------------------------------------
+
+/// The service with a waker expecting `wakes` calls.
+fn waking(census: MockCensusStore, wakes: usize) -> Census {
+    let mut waker = MockJobWaker::new();
+    waker.expect_job_queued().times(wakes).return_const(());
+    Census::new(
+        Arc::new(census),
+        Arc::new(groups_with_group()),
+        Arc::new(clock()),
+        Arc::new(sequential_entropy()),
+        Arc::new(waker),
+    )
+}
+
+#[tokio::test]
+async fn a_write_wakes_the_job_worker_once_after_it_commits() {
+    let (census, writes) = recording_census(1);
+    let svc = waking(census, 1);
+    svc.replace(&scope(), &group_id(), ok_rows(&[member("E1")]), ANY, false)
+        .await
+        .unwrap();
+    assert_eq!(writes.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_dry_run_an_invalid_write_or_a_failed_write_wakes_nobody() {
+    let dry = waking(untouched_census(), 0);
+    dry.replace(&scope(), &group_id(), ok_rows(&[member("E1")]), ANY, true)
+        .await
+        .unwrap();
+    let invalid = waking(untouched_census(), 0);
+    let err = invalid
+        .replace(
+            &scope(),
+            &group_id(),
+            ok_rows(&[with_zip("E1", "bad")]),
+            ANY,
+            false,
+        )
+        .await;
+    assert!(matches!(err, Err(ServiceError::Invalid(_))), "{err:?}");
+    let mut failing = MockCensusStore::new();
+    failing
+        .expect_replace_census()
+        .times(1)
+        .returning(|_, _| Err(down()));
+    let err = waking(failing, 0)
+        .replace(&scope(), &group_id(), ok_rows(&[member("E1")]), ANY, false)
+        .await;
+    assert!(matches!(err, Err(ServiceError::Unavailable(_))), "{err:?}");
+}
 
 #[tokio::test]
 async fn valid_rows_are_written_once_with_fresh_ids_their_digest_and_a_market_comparison_job() {

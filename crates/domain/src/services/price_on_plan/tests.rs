@@ -13,13 +13,14 @@ use super::*;
 use crate::document::JobPayload;
 use crate::document::QuoteDocument;
 use crate::group::GroupStatus;
-use crate::ids::{GroupId, PartnerId};
+use crate::ids::{GroupId, PartnerId, QuoteId};
 use crate::job::{Job, JobState};
 use crate::mode::Mode;
-use crate::ports::{MockClock, MockEntropy};
+use crate::ports::{JobWaker, MockClock, MockEntropy, NoWorker};
 use crate::services::PriceOnPlanRefusal;
 use crate::services::jobs::JobHandler;
 use crate::store::{MockJobStore, MockQuoteStore};
+use pricing_core::{CensusRules, PartnerPlan};
 
 /// 2026-11-21T15:30:00.123Z: the plan year starts 2026-12-01.
 const NOW_MS: i64 = 1_795_275_000_123;
@@ -51,6 +52,15 @@ fn scope() -> Scope {
 }
 
 fn service(quotes: MockQuoteStore, jobs: MockJobStore, budget: Duration) -> PriceOnPlan {
+    waking(quotes, jobs, budget, Arc::new(NoWorker))
+}
+
+fn waking(
+    quotes: MockQuoteStore,
+    jobs: MockJobStore,
+    budget: Duration,
+    waker: Arc<dyn JobWaker>,
+) -> PriceOnPlan {
     let mut groups = crate::store::MockGroupStore::new();
     groups
         .expect_domain_held()
@@ -62,6 +72,7 @@ fn service(quotes: MockQuoteStore, jobs: MockJobStore, budget: Duration) -> Pric
             jobs: Arc::new(jobs),
             clock: clock(),
             entropy: entropy(),
+            waker,
         },
         Arc::new(RateCard::builtin_2026().unwrap()),
         budget,
@@ -278,8 +289,8 @@ async fn with_a_zero_budget_the_lead_is_stored_with_a_queued_job_and_answered_pe
     let lead = Arc::new(Mutex::new(None));
     let updated = Arc::new(Mutex::new(Vec::new()));
     let quotes = recording_quotes(Arc::clone(&lead), Arc::clone(&updated));
-    let waker = Arc::new(Notify::new());
-    let svc = service(quotes, MockJobStore::new(), Duration::ZERO).with_waker(Arc::clone(&waker));
+    let waker = Arc::new(tokio::sync::Notify::new());
+    let svc = waking(quotes, MockJobStore::new(), Duration::ZERO, waker.clone());
     let ready = svc.prepare(&scope(), input(3)).await.unwrap();
     let out = svc
         .start(&scope(), ready, "digest", Instant::now())
