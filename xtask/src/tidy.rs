@@ -192,16 +192,24 @@ fn long_files(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
     Ok(problems)
 }
 
-/// Handlers that name a storage type (`domain::store`, `store_diesel`).
-fn handlers_naming_the_store(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+/// The HTTP handlers' source files with their text.
+fn handler_sources(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, String)>> {
     let routes = Path::new("crates/http-api/src/routes");
-    let mut problems = Vec::new();
-    for path in files
+    files
         .iter()
         .filter(|p| p.starts_with(routes) && has_extension(p, &["rs"]))
-    {
-        let text = fs::read_to_string(root.join(path))
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        .map(|path| {
+            let text = fs::read_to_string(root.join(path))
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Ok((path.clone(), text))
+        })
+        .collect()
+}
+
+/// Handlers that name a storage type (`domain::store`, `store_diesel`).
+fn handlers_naming_the_store(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for (path, text) in handler_sources(root, files)? {
         for needle in ["domain::store", "store_diesel"] {
             if text.contains(needle) {
                 problems.push(format!(
@@ -223,14 +231,8 @@ fn handlers_calling_several_services(
     root: &Path,
     files: &[PathBuf],
 ) -> anyhow::Result<Vec<String>> {
-    let routes = Path::new("crates/http-api/src/routes");
     let mut problems = Vec::new();
-    for path in files
-        .iter()
-        .filter(|p| p.starts_with(routes) && has_extension(p, &["rs"]))
-    {
-        let text = fs::read_to_string(root.join(path))
-            .with_context(|| format!("cannot read {}", path.display()))?;
+    for (path, text) in handler_sources(root, files)? {
         for (handler, calls) in service_calls(&text) {
             if calls.len() > 1 {
                 problems.push(format!(
