@@ -104,13 +104,7 @@ impl NewEvent {
     /// The envelope, in the service's own snake_case.
     #[must_use]
     pub fn envelope(&self) -> Envelope {
-        let created_at = time::OffsetDateTime::from_unix_timestamp(self.created_at)
-            .ok()
-            .and_then(|t| {
-                t.format(&time::format_description::well_known::Rfc3339)
-                    .ok()
-            })
-            .unwrap_or_default();
+        let created_at = crate::ports::rfc3339(self.created_at);
         Envelope {
             id: self.id.as_str().to_owned(),
             event_type: self.event_type().as_str().to_owned(),

@@ -28,6 +28,7 @@ pub mod ids;
 pub mod job;
 pub mod member;
 pub mod mode;
+pub mod onboarding;
 pub mod page;
 pub mod partner;
 pub mod plans;

@@ -25,6 +25,19 @@ pub fn now_secs(clock: &dyn Clock) -> i64 {
     clock.now_ms().div_euclid(1000)
 }
 
+/// Unix seconds as RFC 3339 UTC with second precision
+/// (`2026-11-21T13:14:00Z`), as every timestamp the service shows.
+#[must_use]
+pub fn rfc3339(unix_secs: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(unix_secs)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
 /// Why a sealed secret cannot be opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("sealed secret cannot be opened with the configured key")]

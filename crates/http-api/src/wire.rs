@@ -17,16 +17,10 @@ pub mod price_on_plan;
 pub mod quotes;
 pub mod webhook;
 
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
-
 /// RFC 3339 UTC with second precision (`2026-11-21T13:14:00Z`).
 #[must_use]
 pub fn timestamp(unix_secs: i64) -> String {
-    OffsetDateTime::from_unix_timestamp(unix_secs)
-        .ok()
-        .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_default()
+    domain::ports::rfc3339(unix_secs)
 }
 
 #[cfg(test)]
