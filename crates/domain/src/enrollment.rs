@@ -75,6 +75,11 @@ pub struct Enrollment {
     pub onboarding_mode: OnboardingMode,
     /// The enrollment's figures.
     pub body: crate::document::EnrollmentDocument,
+    /// The onboarding checklist.
+    pub onboarding: crate::onboarding::Checklist,
+    /// Counts the checklist's stored changes; a change made on an older
+    /// revision is refused and made again.
+    pub onboarding_revision: i64,
     /// Creation time, Unix seconds.
     pub created_at: i64,
 }

@@ -23,6 +23,9 @@ pub enum EventType {
     /// An enrollment was created.
     #[serde(rename = "enrollment.created")]
     EnrollmentCreated,
+    /// An onboarding step of an enrollment changed status.
+    #[serde(rename = "enrollment.updated")]
+    EnrollmentUpdated,
     /// The provisioned company changed state.
     #[serde(rename = "group.state_changed")]
     GroupStateChanged,
@@ -42,6 +45,7 @@ impl EventType {
             Self::Ping => "ping",
             Self::QuoteFinalized => "quote.finalized",
             Self::EnrollmentCreated => "enrollment.created",
+            Self::EnrollmentUpdated => "enrollment.updated",
             Self::GroupStateChanged => "group.state_changed",
             Self::CensusProcessed => "census.processed",
             Self::DeductionsChanged => "deductions.changed",
@@ -55,6 +59,7 @@ impl EventType {
             Self::Ping,
             Self::QuoteFinalized,
             Self::EnrollmentCreated,
+            Self::EnrollmentUpdated,
             Self::GroupStateChanged,
             Self::CensusProcessed,
             Self::DeductionsChanged,

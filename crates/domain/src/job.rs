@@ -1,5 +1,5 @@
-//! Background jobs: the census-triggered local market comparison and
-//! price-on-plan pricing. Jobs live in a table, are claimed with a lease
+//! Background jobs: the census-triggered local market comparison,
+//! price-on-plan pricing and the sandbox verifier's delayed answers. Jobs live in a table, are claimed with a lease
 //! (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so two processes never take the
 //! same row) and are resumed after a restart when the lease runs out.
 
@@ -16,6 +16,8 @@ pub enum JobKind {
     MarketComparison,
     /// Price-on-plan pricing that outlasted the wait budget.
     PriceOnPlan,
+    /// A business verification whose sandbox answer is due later.
+    BusinessVerification,
 }
 
 impl JobKind {
@@ -25,15 +27,20 @@ impl JobKind {
         match self {
             Self::MarketComparison => "market_comparison",
             Self::PriceOnPlan => "price_on_plan",
+            Self::BusinessVerification => "business_verification",
         }
     }
 
     /// Parses a storage value.
     #[must_use]
     pub fn parse(text: &str) -> Option<Self> {
-        [Self::MarketComparison, Self::PriceOnPlan]
-            .into_iter()
-            .find(|k| k.as_str() == text)
+        [
+            Self::MarketComparison,
+            Self::PriceOnPlan,
+            Self::BusinessVerification,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == text)
     }
 }
 

@@ -5,7 +5,10 @@
 //! onboarding service applies one to the stored checklist and stores the
 //! result with its events in one transaction.
 
+pub mod documents;
 pub mod fields;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 mod steps;
 mod view;
 
@@ -258,6 +261,28 @@ pub struct Checklist {
     /// `employee_invitations`.
     #[serde(default)]
     pub employee_invitations: StepState<Invitations>,
+}
+
+impl Checklist {
+    /// The stored form (the service's versioned snake_case document).
+    ///
+    /// # Errors
+    /// When the checklist does not serialize.
+    pub fn to_stored(&self) -> Result<String, serde_json::Error> {
+        crate::document::to_stored(self)
+    }
+
+    /// Reads a stored checklist; an empty text is a fresh one (rows made
+    /// before checklists were kept).
+    ///
+    /// # Errors
+    /// [`crate::document::DocumentError`] when it does not read.
+    pub fn from_stored(text: &str) -> Result<Self, crate::document::DocumentError> {
+        if text.is_empty() {
+            return Ok(Self::default());
+        }
+        crate::document::from_stored(text, crate::document::Legacy::Snake)
+    }
 }
 
 /// An enrollment's status (onboarding §2).

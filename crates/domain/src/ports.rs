@@ -1,8 +1,9 @@
 //! Port traits the domain needs from the outside world besides storage
 //! (which is in [`crate::store`]): the clock, entropy for ids and secrets,
-//! sealing of secrets at rest, and waking the job worker. Adapters
-//! implement them; unit tests use their `mockall` mocks (`MockClock`, `MockEntropy`, `MockSealer`), which
-//! other crates get with the `mock` feature.
+//! sealing of secrets at rest, waking the job worker, and the business
+//! and bank verifiers of onboarding. Adapters implement them; unit tests
+//! use their `mockall` mocks (`MockClock`, `MockEntropy`, `MockSealer`,
+//! …), which other crates get with the `mock` feature.
 
 use crate::api_key::ApiKey;
 use crate::ids::{
@@ -354,4 +355,35 @@ pub trait Deliverer: Send + Sync {
     /// # Errors
     /// Why the host is refused.
     async fn check_host(&self, url: &str) -> Result<(), String>;
+}
+
+/// What a business verifier is asked to verify.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerificationRequest {
+    /// The key mode: test mode uses the sandbox rules.
+    pub mode: Mode,
+    /// The EIN, 9 digits.
+    pub ein: String,
+    /// The legal name.
+    pub legal_name: String,
+    /// Unix seconds.
+    pub now: i64,
+}
+
+/// Verifies a business (onboarding §1, Verifiers): at once, by refusing
+/// with a reason, or later (a sandbox delay, or the operator's manual
+/// review in live mode).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait BusinessVerifier: Send + Sync {
+    /// The verifier's answer.
+    fn verify(&self, request: &VerificationRequest) -> crate::onboarding::VerifierAnswer;
+}
+
+/// Micro-deposits to a bank account being verified. No money moves in
+/// this service: in live mode the amounts are recorded for the operator,
+/// whose payments provider makes the deposits.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait MicroDeposits: Send + Sync {
+    /// The two amounts, in cents, for a new account in `mode`.
+    fn amounts(&self, mode: Mode) -> [u32; 2];
 }

@@ -12,6 +12,7 @@ pub mod groups;
 pub mod housekeeping;
 pub mod jobs;
 pub mod members;
+pub mod onboarding;
 pub mod partners;
 pub mod price_on_plan;
 pub mod quotes;
@@ -24,8 +25,8 @@ use crate::error::{Code, DomainError, FieldError};
 use crate::store::{Conflict, StoreError};
 
 pub use refusal::{
-    ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, PartnerRefusal,
-    PriceOnPlanRefusal, QuoteRefusal,
+    ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, OnboardingRefusal,
+    PartnerRefusal, PriceOnPlanRefusal, QuoteRefusal,
 };
 
 /// Why a use case refused or failed, in the specification's vocabulary:
@@ -78,6 +79,9 @@ pub enum ServiceError {
     /// The members service refused.
     #[error(transparent)]
     Member(#[from] MemberRefusal),
+    /// The onboarding service refused.
+    #[error(transparent)]
+    Onboarding(#[from] OnboardingRefusal),
     /// The embed service refused.
     #[error(transparent)]
     Embed(#[from] EmbedRefusal),
@@ -111,6 +115,7 @@ impl ServiceError {
             Self::Quote(r) => r.code(),
             Self::Election(r) => r.code(),
             Self::Member(r) => r.code(),
+            Self::Onboarding(r) => r.code(),
             Self::Embed(r) => r.code(),
             Self::PriceOnPlan(r) => r.code(),
             Self::Partner(r) => r.code(),

@@ -17,6 +17,7 @@ mod groups;
 mod health;
 mod idempotency;
 mod jobs;
+mod onboarding;
 mod outbox;
 mod partners;
 pub mod process;
@@ -30,6 +31,7 @@ pub use groups::GroupStore;
 pub use health::Health;
 pub use idempotency::IdempotencyStore;
 pub use jobs::JobStore;
+pub use onboarding::{OnboardingStore, OnboardingWrite};
 pub use outbox::OutboxStore;
 pub use partners::PartnerStore;
 pub use quotes::{Lead, QuoteStore};
@@ -38,9 +40,9 @@ pub use webhooks::WebhookStore;
 #[cfg(any(test, feature = "mock"))]
 pub use {
     census::MockCensusStore, claims::MockClaimsStore, groups::MockGroupStore, health::MockHealth,
-    idempotency::MockIdempotencyStore, jobs::MockJobStore, outbox::MockOutboxStore,
-    partners::MockPartnerStore, quotes::MockQuoteStore, rate_limits::MockRateLimitStore,
-    webhooks::MockWebhookStore,
+    idempotency::MockIdempotencyStore, jobs::MockJobStore, onboarding::MockOnboardingStore,
+    outbox::MockOutboxStore, partners::MockPartnerStore, quotes::MockQuoteStore,
+    rate_limits::MockRateLimitStore, webhooks::MockWebhookStore,
 };
 
 /// Why a storage operation failed.
@@ -84,6 +86,10 @@ pub enum Conflict {
     /// The census changed the group's rating inputs since the quote.
     #[error("the census changed since this quote; re-quote")]
     QuoteStale,
+    /// The onboarding checklist changed since it was read (make the
+    /// change again on the new one).
+    #[error("the onboarding checklist changed meanwhile; retry")]
+    OnboardingMoved,
     /// A generated id collided (retry with a fresh one).
     #[error("id collision")]
     IdTaken,

@@ -17,6 +17,7 @@ use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::jobs::Worker;
 use domain::services::members::Members;
+use domain::services::onboarding::{Onboarding, OnboardingPorts, VerificationHandler};
 use domain::services::partners::Partners;
 use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
@@ -29,6 +30,7 @@ use store_diesel::Stores;
 use crate::config::{DEFAULT_RATE_CARD, Settings};
 use crate::jobs::JobHandlers;
 use crate::system::Ports;
+use crate::verifiers::{Deposits, Verifier};
 
 /// The rate card in use: the file `pricing.rate_card` names, or the
 /// built-in 2026 card when that file is the default path and absent (a
@@ -60,6 +62,10 @@ pub struct Shared {
     pub card: Arc<RateCard>,
     /// The plan catalogue of `GET /plans`.
     pub plans: Arc<Vec<Plan>>,
+    /// The plan catalogue as the domain reads it (the plan documents).
+    pub catalogue: Arc<Vec<domain::plans::PlanInfo>>,
+    /// `onboarding.verification_time_scale`.
+    pub verification_time_scale: f64,
     /// Wakes the job worker after a census write.
     pub jobs_waker: Arc<tokio::sync::Notify>,
     /// Outbound member email (`[email]`; recording by default).
@@ -95,12 +101,14 @@ impl Shared {
     /// When the catalogue does not describe the card, or the mailer or
     /// the deliverer cannot be set up.
     pub fn configured(card: RateCard, settings: &Settings) -> anyhow::Result<Self> {
-        Self::over(
+        let mut shared = Self::over(
             card,
             crate::mail::mailer(settings)?,
             settings.pricing.wait_budget,
             settings.webhooks,
-        )
+        )?;
+        shared.verification_time_scale = settings.onboarding.verification_time_scale;
+        Ok(shared)
     }
 
     fn over(
@@ -111,6 +119,12 @@ impl Shared {
     ) -> anyhow::Result<Self> {
         Ok(Self {
             plans: plans_of(&card)?,
+            catalogue: Arc::new(domain::plans::catalogue(
+                &card,
+                domain::plans::BUILTIN_CATALOGUE,
+            )?),
+            verification_time_scale: crate::config::OnboardingSettings::default()
+                .verification_time_scale,
             card: Arc::new(card),
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
             mailer,
@@ -295,6 +309,25 @@ impl Services {
         waker
     }
 
+    /// Onboarding: the checklist behind the portal, the embedded endpoints
+    /// and the operator's reviews.
+    #[must_use]
+    pub fn onboarding(&self) -> Onboarding {
+        let (s, p) = (&self.stores, &self.ports);
+        Onboarding::new(OnboardingPorts {
+            quotes: Arc::clone(&s.quotes),
+            groups: Arc::clone(&s.groups),
+            store: Arc::clone(&s.onboarding),
+            clock: Arc::clone(&p.clock),
+            entropy: Arc::clone(&p.entropy),
+            sealer: Arc::clone(&p.sealer),
+            verifier: Arc::new(Verifier::new(self.shared.verification_time_scale)),
+            deposits: Arc::new(Deposits::new(Arc::clone(&p.entropy))),
+            waker: self.waker(),
+            plans: Arc::clone(&self.shared.catalogue),
+        })
+    }
+
     /// Account data and claims imports.
     #[must_use]
     pub fn accounts(&self) -> Accounts {
@@ -378,6 +411,7 @@ impl Services {
                     Arc::clone(&self.shared.card),
                 ),
                 price_on_plan: PriceOnPlanHandler::new(self.price_on_plan()),
+                verification: VerificationHandler::new(self.onboarding()),
             },
         )
     }

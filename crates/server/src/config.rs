@@ -79,6 +79,8 @@ pub struct Settings {
     pub secrets: SecretSettings,
     /// `[email]`.
     pub email: EmailSettings,
+    /// `[onboarding]`.
+    pub onboarding: OnboardingSettings,
 }
 
 impl Default for Settings {
@@ -95,6 +97,7 @@ impl Default for Settings {
             webhooks: WebhookSettings::default(),
             secrets: SecretSettings::default(),
             email: EmailSettings::default(),
+            onboarding: OnboardingSettings::default(),
         }
     }
 }
@@ -118,6 +121,22 @@ impl Default for PricingSettings {
         Self {
             rate_card: PathBuf::from(DEFAULT_RATE_CARD),
             wait_budget: domain::services::price_on_plan::DEFAULT_WAIT_BUDGET,
+        }
+    }
+}
+
+/// `[onboarding]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OnboardingSettings {
+    /// `onboarding.verification_time_scale`: the factor on the sandbox
+    /// verifier's 60 s delay (EIN `22-2222222`); finite, above 0.
+    pub verification_time_scale: f64,
+}
+
+impl Default for OnboardingSettings {
+    fn default() -> Self {
+        Self {
+            verification_time_scale: 1.0,
         }
     }
 }

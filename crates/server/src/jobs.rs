@@ -13,6 +13,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use domain::job::{Job, JobKind};
 use domain::services::jobs::{JobHandler, JobOutput, Step, Worker};
+use domain::services::onboarding::VerificationHandler;
 use domain::services::price_on_plan::PriceOnPlanHandler;
 use domain::services::quotes::ComparisonHandler;
 use tokio::sync::Notify;
@@ -25,7 +26,11 @@ pub const IDLE_POLL: Duration = Duration::from_millis(500);
 pub const ERROR_BACKOFF: Duration = Duration::from_secs(2);
 
 /// The kinds this worker runs.
-pub const KINDS: [JobKind; 2] = [JobKind::MarketComparison, JobKind::PriceOnPlan];
+pub const KINDS: [JobKind; 3] = [
+    JobKind::MarketComparison,
+    JobKind::PriceOnPlan,
+    JobKind::BusinessVerification,
+];
 
 /// The handler of each job kind.
 #[derive(Clone)]
@@ -34,6 +39,8 @@ pub struct JobHandlers {
     pub comparison: ComparisonHandler,
     /// Price-on-plan pricing.
     pub price_on_plan: PriceOnPlanHandler,
+    /// The sandbox verifier's delayed answers.
+    pub verification: VerificationHandler,
 }
 
 #[async_trait]
@@ -42,6 +49,7 @@ impl JobHandler for JobHandlers {
         match job.job.kind() {
             JobKind::MarketComparison => self.comparison.run(job).await,
             JobKind::PriceOnPlan => self.price_on_plan.run(job).await,
+            JobKind::BusinessVerification => self.verification.run(job).await,
         }
     }
 }

@@ -33,3 +33,4 @@ pub mod price;
 pub mod purge;
 pub mod serve;
 pub mod system;
+pub mod verifiers;

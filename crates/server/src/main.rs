@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use server::config::{ConfigError, Overrides, Settings};
-use server::operator::{self, GroupCommand, KeyCommand, OpError, PartnerCommand, QuoteCommand};
+use server::operator::{
+    self, CompanyCommand, GroupCommand, KeyCommand, OpError, PartnerCommand, QuoteCommand,
+};
 use server::{migrate, price, serve};
 
 /// The Partner Benefits Pricing and Enrollment API.
@@ -60,6 +62,10 @@ enum Command {
     /// Employer groups: take a provisioned company live.
     #[command(subcommand)]
     Group(GroupCommand),
+    /// Provisioned companies: review a business verification, read the
+    /// micro-deposits.
+    #[command(subcommand)]
+    Company(CompanyCommand),
 }
 
 fn main() -> ExitCode {
@@ -99,6 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Key(cmd) => operator::key(&settings(None)?, &cmd, cli.json),
         Command::Quote(cmd) => operator::quote(&settings(None)?, &cmd, cli.json),
         Command::Group(cmd) => operator::group(&settings(None)?, &cmd, cli.json),
+        Command::Company(cmd) => operator::company(&settings(None)?, &cmd, cli.json),
     }
 }
 

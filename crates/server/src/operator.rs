@@ -28,8 +28,8 @@ use crate::compose::{self, Services, Shared};
 use crate::config::Settings;
 use crate::migrate;
 pub use crate::operator::args::{
-    AdminArg, CreatePartner, GroupCommand, KeyCommand, KindArg, ModeArg, PartnerCommand,
-    QuoteCommand,
+    AdminArg, CompanyCommand, CreatePartner, GroupCommand, KeyCommand, KindArg, ModeArg,
+    PartnerCommand, QuoteCommand,
 };
 use crate::operator::readiness::Readiness;
 use crate::system::{self, Ports};
@@ -47,7 +47,7 @@ pub struct OpError {
 }
 
 impl OpError {
-    fn new(code: Code, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: Code, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
@@ -153,6 +153,18 @@ pub fn quote(settings: &Settings, cmd: &QuoteCommand, json: bool) -> anyhow::Res
 pub fn group(settings: &Settings, cmd: &GroupCommand, json: bool) -> anyhow::Result<()> {
     let out = with_services(settings, Shared::builtin()?, async |svc| {
         commands::group(svc, cmd).await
+    })?;
+    out.print(json);
+    Ok(())
+}
+
+/// Runs a `company` command and prints its answer.
+///
+/// # Errors
+/// As [`partner`].
+pub fn company(settings: &Settings, cmd: &CompanyCommand, json: bool) -> anyhow::Result<()> {
+    let out = with_services(settings, Shared::builtin()?, async |svc| {
+        commands::company(svc, cmd).await
     })?;
     out.print(json);
     Ok(())

@@ -83,6 +83,8 @@ macro_rules! backend_ops {
         mod jobs_ops;
         #[path = "ops/locks.rs"]
         mod locks;
+        #[path = "ops/onboarding.rs"]
+        mod onboarding;
         #[path = "ops/outbox.rs"]
         mod outbox;
         #[path = "ops/partners.rs"]
@@ -117,8 +119,8 @@ use diesel_async::pooled_connection::{
 use domain::ids::ProcessId;
 use domain::store::process::ProcessStore;
 use domain::store::{
-    CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OutboxStore,
-    PartnerStore, QuoteStore, RateLimitStore, StoreError, StoreResult, WebhookStore,
+    CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OnboardingStore,
+    OutboxStore, PartnerStore, QuoteStore, RateLimitStore, StoreError, StoreResult, WebhookStore,
 };
 
 pub use pg::PgStore;
@@ -303,6 +305,8 @@ pub struct Stores {
     pub claims: Arc<dyn ClaimsStore>,
     /// Quotes and enrollments.
     pub quotes: Arc<dyn QuoteStore>,
+    /// Onboarding checklists.
+    pub onboarding: Arc<dyn OnboardingStore>,
     /// The event outbox.
     pub outbox: Arc<dyn OutboxStore>,
     /// Background jobs.
@@ -327,6 +331,7 @@ impl Stores {
             + CensusStore
             + ClaimsStore
             + QuoteStore
+            + OnboardingStore
             + OutboxStore
             + JobStore
             + IdempotencyStore
@@ -342,6 +347,7 @@ impl Stores {
             census: s.clone(),
             claims: s.clone(),
             quotes: s.clone(),
+            onboarding: s.clone(),
             outbox: s.clone(),
             jobs: s.clone(),
             idempotency: s.clone(),

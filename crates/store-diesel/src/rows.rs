@@ -13,6 +13,7 @@ use domain::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, Partne
 use domain::job::{Job, JobKind, JobState, NewJob};
 use domain::member::{EnrollmentStatus, InvitationStatus, MemberState};
 use domain::mode::Mode;
+use domain::onboarding::Checklist;
 use domain::partner::{BenefitsAdmin, Capability, Partner, PartnerKind};
 use domain::quote::{Quote, QuoteKind, QuoteStatus};
 use domain::scope::Scope;
@@ -404,6 +405,8 @@ pub(crate) struct EnrollmentRow {
     pub onboarding_mode: String,
     pub body: String,
     pub created_at: i64,
+    pub onboarding: String,
+    pub onboarding_revision: i64,
 }
 
 impl EnrollmentRow {
@@ -417,6 +420,8 @@ impl EnrollmentRow {
             onboarding_mode: enum_text(&e.onboarding_mode),
             body: stored(e.body.to_stored())?,
             created_at: e.created_at,
+            onboarding: stored(e.onboarding.to_stored())?,
+            onboarding_revision: e.onboarding_revision,
         })
     }
 
@@ -431,6 +436,9 @@ impl EnrollmentRow {
             onboarding_mode: json_enum::<OnboardingMode>("onboarding mode", &self.onboarding_mode)?,
             body: EnrollmentDocument::from_stored(&self.body)
                 .map_err(|_| corrupt("enrollment body", &self.id))?,
+            onboarding: Checklist::from_stored(&self.onboarding)
+                .map_err(|_| corrupt("onboarding checklist", &self.id))?,
+            onboarding_revision: self.onboarding_revision,
             created_at: self.created_at,
         })
     }

@@ -106,6 +106,8 @@ diesel::table! {
         onboarding_mode -> Text,
         body -> Text,
         created_at -> BigInt,
+        onboarding -> Text,
+        onboarding_revision -> BigInt,
     }
 }
 

@@ -1,20 +1,12 @@
-//! An enrollment's stored document: its figures. Identity and state
-//! fields (`id`, `group_id`, `quote_id`, `mode`, `onboarding_mode`,
-//! `company_state`, `created_at`) live on the row and the group.
+//! An enrollment's stored document: what was fixed at its creation.
+//! Identity and state fields (`id`, `group_id`, `quote_id`, `mode`,
+//! `onboarding_mode`, `company_state`, `created_at`) live on the row and
+//! the group; the status, `onboarding` and `next_steps` derive from the
+//! checklist (earlier rows stored them; reading ignores them).
 
 use serde::{Deserialize, Serialize};
 
 use super::{DocumentError, Legacy, from_stored, to_stored};
-
-/// `onboarding`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = OnboardingOut))]
-pub struct OnboardingProgress {
-    /// Percent of onboarding done.
-    pub percent_complete: u32,
-    /// Blocking steps left.
-    pub blocking_remaining: u32,
-}
 
 /// `employer_portal`: present when the signatory was provisioned (hosted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,26 +22,34 @@ pub struct EmployerPortal {
     pub set_password_url: String,
 }
 
+/// `signatory`: who signs for the company (the employer-portal admin in
+/// hosted mode).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = SignatoryOut))]
+pub struct SignatoryDoc {
+    /// Full name.
+    pub name: String,
+    /// Email.
+    pub email: String,
+}
+
 /// The stored figures of an enrollment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = EnrollmentFigures))]
 pub struct EnrollmentDocument {
-    /// `onboarding`.
-    #[cfg_attr(feature = "openapi", schema(example = "onboarding"))]
-    pub status: String,
     /// Coverage start.
     #[cfg_attr(feature = "openapi", schema(format = Date))]
     pub start_date: String,
     /// The group's domain.
     pub company_domain: String,
-    /// Progress.
-    pub onboarding: OnboardingProgress,
-    /// What happens next.
-    pub next_steps: Vec<String>,
     /// Hosted mode only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub employer_portal: Option<EmployerPortal>,
+    /// Who signs (absent on enrollments made before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub signatory: Option<SignatoryDoc>,
 }
 
 impl EnrollmentDocument {

@@ -37,6 +37,39 @@ pub struct EnrollmentCreated {
     pub onboarding_mode: String,
 }
 
+/// `onboarding` in `enrollment.updated`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OnboardingCounts {
+    /// ⌊100 × completed required steps ÷ 4⌋.
+    pub percent_complete: u32,
+    /// Required steps not completed.
+    pub blocking_remaining: u32,
+}
+
+/// `step` in `enrollment.updated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepChange {
+    /// The step's id.
+    pub id: String,
+    /// Its status after the change.
+    pub status: String,
+}
+
+/// `enrollment.updated`: a step changed status; the state after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnrollmentUpdated {
+    /// The enrollment.
+    pub enrollment_id: EnrollmentId,
+    /// Its group.
+    pub group_id: GroupId,
+    /// The enrollment's status after the change.
+    pub status: String,
+    /// Progress after the change.
+    pub onboarding: OnboardingCounts,
+    /// The step that changed.
+    pub step: StepChange,
+}
+
 /// `group.state_changed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupStateChanged {
@@ -48,6 +81,10 @@ pub struct GroupStateChanged {
     pub previous_state: String,
     /// The company state now.
     pub state: String,
+    /// A go-live without a completed checklist (the test helper, the
+    /// operator); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forced: bool,
 }
 
 /// `census.processed`.
@@ -106,6 +143,9 @@ pub enum EventData {
     /// `enrollment.created`.
     #[serde(rename = "enrollment.created")]
     EnrollmentCreated(EnrollmentCreated),
+    /// `enrollment.updated`.
+    #[serde(rename = "enrollment.updated")]
+    EnrollmentUpdated(EnrollmentUpdated),
     /// `group.state_changed`.
     #[serde(rename = "group.state_changed")]
     GroupStateChanged(GroupStateChanged),
@@ -125,6 +165,7 @@ impl EventData {
             Self::Ping {} => EventType::Ping,
             Self::QuoteFinalized(_) => EventType::QuoteFinalized,
             Self::EnrollmentCreated(_) => EventType::EnrollmentCreated,
+            Self::EnrollmentUpdated(_) => EventType::EnrollmentUpdated,
             Self::GroupStateChanged(_) => EventType::GroupStateChanged,
             Self::CensusProcessed(_) => EventType::CensusProcessed,
             Self::DeductionsChanged(_) => EventType::DeductionsChanged,

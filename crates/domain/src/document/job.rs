@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DocumentError, Legacy, from_stored, to_stored};
+use crate::ids::EnrollmentId;
 use crate::job::JobKind;
 use crate::services::price_on_plan::PricingPayload;
 
@@ -19,6 +20,18 @@ pub struct CensusCounts {
     pub error_count: u64,
 }
 
+/// A business verification whose sandbox answer is due: the request it
+/// answers (an answer for a request since replaced is dropped).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerificationDue {
+    /// The enrollment.
+    pub enrollment_id: EnrollmentId,
+    /// The EIN verified, 9 digits.
+    pub ein: String,
+    /// When the verification was asked for, Unix seconds.
+    pub requested_at: i64,
+}
+
 /// A job's payload, by kind.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum JobPayload {
@@ -27,6 +40,8 @@ pub enum JobPayload {
     /// `price_on_plan`: everything needed to price the request again after
     /// a restart.
     PriceOnPlan(Box<PricingPayload>),
+    /// `business_verification`: the verification to answer.
+    BusinessVerification(VerificationDue),
 }
 
 impl JobPayload {
@@ -36,6 +51,7 @@ impl JobPayload {
         match self {
             Self::MarketComparison(_) => JobKind::MarketComparison,
             Self::PriceOnPlan(_) => JobKind::PriceOnPlan,
+            Self::BusinessVerification(_) => JobKind::BusinessVerification,
         }
     }
 
@@ -47,6 +63,7 @@ impl JobPayload {
         match self {
             Self::MarketComparison(c) => to_stored(c),
             Self::PriceOnPlan(p) => to_stored(p),
+            Self::BusinessVerification(v) => to_stored(v),
         }
     }
 
@@ -59,6 +76,9 @@ impl JobPayload {
         Ok(match kind {
             JobKind::MarketComparison => Self::MarketComparison(from_stored(text, Legacy::Camel)?),
             JobKind::PriceOnPlan => Self::PriceOnPlan(Box::new(from_stored(text, Legacy::Snake)?)),
+            JobKind::BusinessVerification => {
+                Self::BusinessVerification(from_stored(text, Legacy::Snake)?)
+            }
         })
     }
 }

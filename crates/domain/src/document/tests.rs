@@ -69,12 +69,17 @@ fn deductions_split_the_tier_cost_by_the_contribution() {
 #[test]
 fn a_legacy_enrollment_reads_and_round_trips() {
     let doc = EnrollmentDocument::from_stored(LEGACY_ENROLLMENT).unwrap();
-    assert_eq!(doc.onboarding.blocking_remaining, 4);
+    assert_eq!(doc.start_date, "2026-12-01");
+    // What the checklist now derives is no longer stored.
+    assert_eq!(doc.signatory, None);
     let portal = doc.employer_portal.as_ref().unwrap();
     assert!(portal.invite_suppressed);
     assert!(portal.set_password_url.ends_with("token=5f0c"));
     let stored = doc.to_stored().unwrap();
     assert!(is_current(&stored) && !is_current(LEGACY_ENROLLMENT));
+    for derived in ["next_steps", "onboarding", "status"] {
+        assert!(!stored.contains(derived), "{stored}");
+    }
     assert_eq!(EnrollmentDocument::from_stored(&stored).unwrap(), doc);
     // An embedded enrollment has no portal, and stores none.
     let embedded = EnrollmentDocument {

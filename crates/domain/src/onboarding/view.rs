@@ -158,10 +158,11 @@ impl Checklist {
                     signed_by: p.signature.as_ref().map(|sig| sig.name.clone()),
                     signed_at: p.signature.as_ref().map(|sig| rfc3339(sig.signed_at)),
                 });
-                let missing = match &s.data {
-                    None => vec!["plan_id", "signature"],
-                    Some(p) if p.signature.is_none() => vec!["signature"],
-                    Some(_) => Vec::new(),
+                let signed = s.data.as_ref().is_some_and(|p| p.signature.is_some());
+                let missing = if signed {
+                    Vec::new()
+                } else {
+                    vec!["signature"]
                 };
                 (s.completed_at, &s.errors, missing, data)
             }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use time::Date;
 
-use crate::document::enrollment::{EmployerPortal, OnboardingProgress};
+use crate::document::enrollment::{EmployerPortal, SignatoryDoc};
 use crate::document::event::{EnrollmentCreated, GroupStateChanged};
 use crate::document::{EnrollmentDocument, EventData, MarketQuote};
 use crate::email::{deliverable, portal_invite};
@@ -16,6 +16,7 @@ use crate::event::NewEvent;
 use crate::group::{CompanyState, Group, GroupStatus, check_email, go_live};
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::mode::Mode;
+use crate::onboarding::Checklist;
 use crate::ports::{Clock, Entropy, Mailer, Minter};
 use crate::quote::QuoteKind;
 use crate::scope::Scope;
@@ -67,20 +68,6 @@ pub struct Enrollments {
     entropy: Arc<dyn Entropy>,
     mailer: Option<Arc<dyn Mailer>>,
 }
-
-const STEPS_HOSTED: [&str; 4] = [
-    "The signatory sets a password and signs in to the employer portal.",
-    "Business verification in the employer portal.",
-    "Banking details for premium funding.",
-    "Plan setup: contribution strategy and eligibility rules.",
-];
-
-const STEPS_EMBEDDED: [&str; 4] = [
-    "Collect business verification details in your product.",
-    "Collect banking details for premium funding.",
-    "Send plan setup choices: contribution strategy and eligibility rules.",
-    "Submit member elections.",
-];
 
 impl Enrollments {
     /// The service over its ports.
@@ -177,7 +164,11 @@ impl Enrollments {
         };
         let start = pricing_core::census::date_opt::format(start_date);
         let minter = Minter::new(self.entropy.as_ref());
-        let body = document(&group, &start, input.onboarding_mode, scope.mode, &minter);
+        let mut body = document(&group, &start, input.onboarding_mode, scope.mode, &minter);
+        body.signatory = Some(SignatoryDoc {
+            name: input.signatory.name.trim().to_owned(),
+            email: input.signatory.email.trim().to_owned(),
+        });
         let event = |id: &EnrollmentId| NewEvent {
             id: minter.event_id(),
             scope: scope.clone(),
@@ -199,6 +190,8 @@ impl Enrollments {
                 quote_id: quote.id.clone(),
                 onboarding_mode: input.onboarding_mode,
                 body: body.clone(),
+                onboarding: Checklist::default(),
+                onboarding_revision: 0,
                 created_at: now,
             };
             let events = [event(&enrollment.id)];
@@ -288,6 +281,13 @@ impl Enrollments {
                 _ => EnrollmentRefusal::NotProvisioned,
             })
         })?;
+        // Without a completed checklist the go-live is forced (the test
+        // helper, the operator): no step is completed, and the event says so.
+        let forced = !self
+            .quotes
+            .group_enrollment(scope, group_id)
+            .await?
+            .is_some_and(|e| e.onboarding.complete());
         let now = self.clock.now_ms().div_euclid(1000);
         let event = NewEvent {
             id: Minter::new(self.entropy.as_ref()).event_id(),
@@ -296,8 +296,9 @@ impl Enrollments {
             data: EventData::GroupStateChanged(GroupStateChanged {
                 group_id: group_id.clone(),
                 company_domain: group.domain.clone(),
-                previous_state: "sandbox".to_owned(),
-                state: "prod".to_owned(),
+                previous_state: CompanyState::Sandbox.as_str().to_owned(),
+                state: CompanyState::Prod.as_str().to_owned(),
+                forced,
             }),
         };
         Ok(self
@@ -387,10 +388,6 @@ fn document(
     key_mode: Mode,
     minter: &Minter<'_>,
 ) -> EnrollmentDocument {
-    let steps: &[&str] = match mode {
-        OnboardingMode::Hosted => &STEPS_HOSTED,
-        OnboardingMode::Embedded => &STEPS_EMBEDDED,
-    };
     let employer_portal = (mode == OnboardingMode::Hosted).then(|| {
         let token = hex::encode(minter.secret32());
         EmployerPortal {
@@ -402,15 +399,10 @@ fn document(
         }
     });
     EnrollmentDocument {
-        status: "onboarding".to_owned(),
         start_date: start.to_owned(),
         company_domain: group.domain.clone(),
-        onboarding: OnboardingProgress {
-            percent_complete: 0,
-            blocking_remaining: u32::try_from(steps.len()).unwrap_or(u32::MAX),
-        },
-        next_steps: steps.iter().map(|s| (*s).to_owned()).collect(),
         employer_portal,
+        signatory: None,
     }
 }
 

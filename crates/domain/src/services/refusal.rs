@@ -5,6 +5,7 @@
 
 use crate::enrollment::QuoteUse;
 use crate::error::Code;
+use crate::onboarding::StepId;
 use crate::ports::Unseal;
 use crate::quote::QuoteStatus;
 
@@ -111,6 +112,45 @@ impl MemberRefusal {
     }
 }
 
+/// Why the onboarding service refused a step change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum OnboardingRefusal {
+    /// The step waits for another one (`conflict`).
+    #[error("{} can start once {} is completed", .step.as_str(), .needs.as_str())]
+    Blocked {
+        /// The step asked for.
+        step: StepId,
+        /// The step it needs.
+        needs: StepId,
+    },
+    /// The company is `prod`: the required steps are closed (`conflict`).
+    #[error("the company is live")]
+    CompanyLive,
+    /// Signing needs saved plan choices (`conflict`).
+    #[error("save the plan choices before signing the plan documents")]
+    NothingToSign,
+    /// The plan documents are signed for these choices (`conflict`).
+    #[error("the plan documents are already signed; change the plan choices to sign again")]
+    AlreadySigned,
+    /// No account waits for its micro-deposits (`conflict`).
+    #[error("no micro-deposits wait for confirmation; save the bank account first")]
+    NoDepositsPending,
+    /// No business verification waits for a review (`conflict`).
+    #[error("no business verification of this company waits for a review")]
+    NotInReview,
+    /// A hosted enrollment's onboarding runs in the portal (`conflict`).
+    #[error("onboarding runs in the employer portal")]
+    HostedOnly,
+}
+
+impl OnboardingRefusal {
+    /// The envelope's code.
+    #[must_use]
+    pub const fn code(self) -> Code {
+        Code::Conflict
+    }
+}
+
 /// Why the embed service refused an offer page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum EmbedRefusal {
@@ -199,11 +239,12 @@ impl PartnerRefusal {
 mod tests {
     use crate::enrollment::QuoteUse;
     use crate::error::{Code, FieldError};
+    use crate::onboarding::StepId;
     use crate::ports::Unseal;
     use crate::quote::QuoteStatus;
     use crate::services::{
-        ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, PartnerRefusal,
-        PriceOnPlanRefusal, QuoteRefusal, ServiceError,
+        ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, OnboardingRefusal,
+        PartnerRefusal, PriceOnPlanRefusal, QuoteRefusal, ServiceError,
     };
     use crate::store::Conflict;
 
@@ -273,6 +314,15 @@ mod tests {
             C,
             "the group has no enrollment yet; submit elections after it",
         );
+        check(
+            OnboardingRefusal::Blocked {
+                step: StepId::PlanSetup,
+                needs: StepId::Banking,
+            },
+            C,
+            "plan_setup can start once banking is completed",
+        );
+        check(OnboardingRefusal::CompanyLive, C, "the company is live");
         check(
             MemberRefusal::NoRoster,
             Code::NotFound,

@@ -12,6 +12,7 @@ use pricing_core::census::date_opt;
 
 use crate::auth::Caller;
 use crate::body;
+use crate::casing::Style;
 use crate::error::{ApiError, ErrorBody};
 use crate::page;
 use crate::reply::Reply;
@@ -133,7 +134,7 @@ pub async fn create_enrollment(
         .await
         .map_err(|e| not_found(e.into()))?;
     Reply::created(
-        &EnrollmentOut::of(&view)?,
+        &EnrollmentOut::of(&view, Style::of(caller.principal.partner.kind))?,
         &format!("/v1/enrollments/{}", view.enrollment.id.as_str()),
     )
 }
@@ -175,7 +176,10 @@ pub async fn list_enrollments(
     let enrollments = match view {
         // A cursor can only come from a page that had a next one, and this
         // list never has: past the first page there is nothing.
-        Some(v) if request.after.is_none() => vec![EnrollmentOut::of(&v)?],
+        Some(v) if request.after.is_none() => vec![EnrollmentOut::of(
+            &v,
+            Style::of(caller.principal.partner.kind),
+        )?],
         _ => Vec::new(),
     };
     Reply::ok(&EnrollmentList {
@@ -211,5 +215,8 @@ pub async fn get_enrollment(
         .get(&caller.principal.scope(), &id)
         .await
         .map_err(|e| not_found_as(e, MISSING))?;
-    Reply::ok(&EnrollmentOut::of(&view)?)
+    Reply::ok(&EnrollmentOut::of(
+        &view,
+        Style::of(caller.principal.partner.kind),
+    )?)
 }

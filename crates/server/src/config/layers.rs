@@ -44,6 +44,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("secrets.sealing_key", Kind::Text),
     ("email.url", Kind::Text),
     ("email.from", Kind::Text),
+    ("onboarding.verification_time_scale", Kind::Scalar),
 ];
 
 /// The tables that group keys.
@@ -54,6 +55,7 @@ const TABLES: &[&str] = &[
     "proxy",
     "secrets",
     "email",
+    "onboarding",
 ];
 
 fn known(key: &str) -> Option<(&'static str, Kind)> {

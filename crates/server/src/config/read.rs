@@ -14,7 +14,9 @@ use store_diesel::Database;
 use toml::Value;
 
 use crate::config::layers::Layer;
-use crate::config::{ConfigError, HttpConfig, Limits, Settings, Source, WebhookSettings};
+use crate::config::{
+    ConfigError, HttpConfig, Limits, OnboardingSettings, Settings, Source, WebhookSettings,
+};
 
 /// The layers above the defaults, merged in order.
 pub(crate) struct Merged {
@@ -97,6 +99,13 @@ impl Merged {
         email.from = self.or("email.from", email.from, |v| {
             self.mail_from("email.from", v)
         })?;
+        let onboarding = OnboardingSettings {
+            verification_time_scale: self.or(
+                "onboarding.verification_time_scale",
+                d.onboarding.verification_time_scale,
+                |v| self.positive_float("onboarding.verification_time_scale", v),
+            )?,
+        };
         Ok(Settings {
             listen,
             database,
@@ -105,6 +114,7 @@ impl Merged {
             webhooks,
             secrets,
             email,
+            onboarding,
         })
     }
 

@@ -81,6 +81,36 @@ pub enum GroupCommand {
     },
 }
 
+/// `company …`: the provisioned company's onboarding, for underwriting.
+#[derive(Debug, Subcommand)]
+pub enum CompanyCommand {
+    /// Verify the business of a live enrollment waiting for review: its
+    /// `business_verification` step becomes `completed`.
+    Verify {
+        /// The group (`grp_…`).
+        #[arg(value_name = "GRP_ID")]
+        id: String,
+    },
+    /// Refuse the business of a live enrollment waiting for review: its
+    /// `business_verification` step becomes `action_required` with the
+    /// reason, which the employer reads.
+    Reject {
+        /// The group (`grp_…`).
+        #[arg(value_name = "GRP_ID")]
+        id: String,
+        /// What the employer reads (1 to 500 characters).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Show the two micro-deposit amounts, in cents, of the group's bank
+    /// account (for the payments provider that makes them).
+    Deposits {
+        /// The group (`grp_…`).
+        #[arg(value_name = "GRP_ID")]
+        id: String,
+    },
+}
+
 /// Arguments of `partner create`.
 #[derive(Debug, Args)]
 pub struct CreatePartner {

@@ -5,12 +5,14 @@ use domain::error::Code;
 use domain::mode::Mode;
 use domain::partner::{BenefitsAdmin, PartnerKind};
 use domain::services::ServiceError;
+use domain::services::onboarding::Review;
 use domain::services::partners::Partners;
 use domain::store::Conflict;
 
 use crate::compose::Services;
 use crate::operator::args::{
-    AdminArg, GroupCommand, KeyCommand, KindArg, ModeArg, PartnerCommand, QuoteCommand,
+    AdminArg, CompanyCommand, GroupCommand, KeyCommand, KindArg, ModeArg, PartnerCommand,
+    QuoteCommand,
 };
 use crate::operator::render::{self, Output};
 use crate::operator::{
@@ -177,6 +179,43 @@ pub(crate) async fn group(ctx: &Services, cmd: &GroupCommand) -> Result<Output, 
                 .await
                 .map_err(|e| service_error(e, &|| format!("no such group {id}")))?;
             Ok(render::claims_imported(&id, n))
+        }
+    }
+}
+
+pub(crate) async fn company(ctx: &Services, cmd: &CompanyCommand) -> Result<Output, OpError> {
+    let onboarding = ctx.onboarding();
+    match cmd {
+        CompanyCommand::Verify { id } | CompanyCommand::Reject { id, .. } => {
+            let id = group_id(id)?;
+            let review = match cmd {
+                CompanyCommand::Reject { reason, .. } => {
+                    let reason = reason.trim();
+                    if reason.is_empty() || reason.chars().count() > 500 {
+                        return Err(OpError::new(
+                            Code::InvalidRequest,
+                            "--reason must be 1 to 500 characters",
+                        ));
+                    }
+                    Review::Reject(reason.to_owned())
+                }
+                _ => Review::Verify,
+            };
+            let step = onboarding.review(&id, review).await.map_err(|e| {
+                refused(
+                    service_error(e, &|| format!("no enrollment for group {id}")),
+                    || format!("cannot review {id}"),
+                )
+            })?;
+            Ok(render::reviewed(&id, &step))
+        }
+        CompanyCommand::Deposits { id } => {
+            let id = group_id(id)?;
+            let amounts = onboarding
+                .deposits(&id)
+                .await
+                .map_err(|e| service_error(e, &|| format!("no bank account for group {id}")))?;
+            Ok(render::deposits(&id, amounts))
         }
     }
 }

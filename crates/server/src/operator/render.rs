@@ -2,6 +2,7 @@
 //! Timestamps are RFC 3339 UTC with second precision; a key's plaintext
 //! appears only in the answers of `key create` and `key show`.
 
+use domain::onboarding::StepView;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -163,6 +164,32 @@ pub(crate) fn went_live(g: &Group) -> Output {
             "status": g.status.as_str(),
             "company_state": state,
         }),
+    }
+}
+
+/// `company verify|reject`.
+pub(crate) fn reviewed(id: &GroupId, step: &StepView) -> Output {
+    let reason = step.errors.first().map(|e| e.message.as_str());
+    Output {
+        human: match reason {
+            Some(r) => format!("{id}: business verification {} ({r})", step.status.as_str()),
+            None => format!("{id}: business verification {}", step.status.as_str()),
+        },
+        json: json!({
+            "group_id": id.as_str(),
+            "step": step.id.as_str(),
+            "status": step.status.as_str(),
+            "reason": reason,
+        }),
+    }
+}
+
+/// `company deposits`.
+pub(crate) fn deposits(id: &GroupId, amounts: [u32; 2]) -> Output {
+    let [a, b] = amounts;
+    Output {
+        human: format!("{id}: micro-deposits of {a} and {b} cents"),
+        json: json!({"amounts_cents": [a, b]}),
     }
 }
 

@@ -721,6 +721,7 @@ fn quote_finalize_and_group_go_live(s: &Sandbox) {
             "companyDomain": "acme-widgets.example",
             "previousState": "sandbox",
             "state": "prod",
+            "forced": true,
         })]
     );
     assert_eq!(
@@ -828,6 +829,113 @@ fn group_import_claims(s: &Sandbox) {
     );
 }
 
+/// The operator reviews a live business verification and reads the
+/// micro-deposits of a live bank account.
+fn company_verify_reject_and_deposits(s: &Sandbox) {
+    use domain::onboarding::fields::AddressInput;
+    use domain::services::onboarding::{BankInput, ProfileInput};
+
+    let prt = s.partner("broker");
+    let live = Scope::new(PartnerId::parse(&prt).unwrap(), Mode::Live);
+    let lib = Library::open(s);
+    let (group, quote) = lib.quoted_group(&live, "acme-widgets.example", 3);
+    let g = group.id.as_str();
+    assert_eq!(
+        s.fails(&["company", "verify", g]),
+        format!("error: no enrollment for group {g}")
+    );
+    lib.enroll(&live, &group.id, &quote.id);
+    let onboarding = lib.services.onboarding();
+    let id = lib
+        .rt
+        .block_on(lib.stores.quotes.group_enrollment(&live, &group.id))
+        .unwrap()
+        .unwrap()
+        .id;
+    // Nothing waits for review yet.
+    assert_eq!(s.fails_json(&["company", "verify", g])["error"], "conflict");
+    let profile = ProfileInput {
+        legal_name: Some("Acme Widgets Inc".to_owned()),
+        ein: Some("12-3456789".to_owned()),
+        entity_type: Some("c_corporation".to_owned()),
+        address: Some(AddressInput {
+            line1: Some("1 Main St".to_owned()),
+            line2: None,
+            city: Some("Chicago".to_owned()),
+            state: Some("IL".to_owned()),
+            zip: Some("60601".to_owned()),
+        }),
+        phone: Some("312-555-0142".to_owned()),
+        signatory_title: Some("CEO".to_owned()),
+    };
+    lib.rt.block_on(async {
+        onboarding.save_profile(&live, &id, profile).await.unwrap();
+        let step = onboarding.request_verification(&live, &id).await.unwrap();
+        assert_eq!(
+            step.status.as_str(),
+            "pending",
+            "live mode waits for review"
+        );
+    });
+    let reason = "The EIN belongs to another company";
+    assert_eq!(
+        s.json(&["company", "reject", g, "--reason", reason]),
+        json!({"group_id": g, "step": "business_verification", "status": "action_required", "reason": reason})
+    );
+    assert_eq!(
+        s.fails_json(&["company", "reject", g, "--reason", " "])["error"],
+        "invalid_request"
+    );
+    lib.rt.block_on(async {
+        onboarding.request_verification(&live, &id).await.unwrap();
+    });
+    assert_eq!(
+        s.run(&["company", "verify", g]).trim_end(),
+        format!("{g}: business verification completed")
+    );
+
+    // Deposits: none before a bank account; two amounts of 1 to 99 cents after.
+    assert_eq!(
+        s.fails_json(&["company", "deposits", g])["error"],
+        "not_found"
+    );
+    lib.rt.block_on(async {
+        let bank = BankInput {
+            routing_number: Some("011000015".to_owned()),
+            account_number: Some("000123456789".to_owned()),
+            account_type: Some("checking".to_owned()),
+            holder_name: Some("Acme Widgets Inc".to_owned()),
+        };
+        onboarding.save_bank(&live, &id, bank).await.unwrap();
+    });
+    let shown = s.json(&["company", "deposits", g]);
+    let amounts: Vec<u64> = shown["amounts_cents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_u64().unwrap())
+        .collect();
+    assert_eq!(amounts.len(), 2, "{shown}");
+    assert!(amounts.iter().all(|a| (1..=99).contains(a)), "{shown}");
+    // The operator's amounts confirm the account.
+    let step = lib.rt.block_on(async {
+        let cents: Vec<i64> = amounts.iter().map(|a| i64::try_from(*a).unwrap()).collect();
+        onboarding
+            .confirm_deposits(&live, &id, &cents)
+            .await
+            .unwrap()
+    });
+    assert_eq!(step.status.as_str(), "completed");
+    let text = s.run(&["company", "deposits", g]);
+    assert_eq!(
+        text.trim_end(),
+        format!(
+            "{g}: micro-deposits of {} and {} cents",
+            amounts[0], amounts[1]
+        )
+    );
+}
+
 /// Generates one `#[test]` per scenario and backend.
 macro_rules! on_both_backends {
     ($($scenario:ident),* $(,)?) => {
@@ -861,6 +969,7 @@ on_both_backends!(
     enable_live_needs_the_test_flow_or_force,
     quote_finalize_and_group_go_live,
     group_import_claims,
+    company_verify_reject_and_deposits,
 );
 
 #[test]

@@ -50,7 +50,9 @@ pub(super) async fn claim_event_ids(
                     .is_null()
                     .or(events::locked_until_ms.le(now_ms)),
             )
-            .order(events::next_attempt_at_ms.asc())
+            // Events made together are due together: their ids, ascending
+            // in the order they were made, keep that order.
+            .order((events::next_attempt_at_ms.asc(), events::id.asc()))
             .limit(limit)
             .select(events::id)
     )

@@ -36,6 +36,13 @@ pub fn payload(kind: JobKind, n: u32) -> JobPayload {
             )
             .unwrap()
         }
+        JobKind::BusinessVerification => {
+            JobPayload::BusinessVerification(domain::document::job::VerificationDue {
+                enrollment_id: domain::ids::EnrollmentId::from_bytes([0, 4, 0, 0, 0, 1]),
+                ein: format!("{n:09}"),
+                requested_at: i64::from(n),
+            })
+        }
     }
 }
 

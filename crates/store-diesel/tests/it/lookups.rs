@@ -44,6 +44,8 @@ pub fn enrollment(n: u16, q: &Quote, at: i64) -> Enrollment {
         quote_id: q.id.clone(),
         onboarding_mode: OnboardingMode::Embedded,
         body: domain::document::fixtures::enrollment(),
+        onboarding: domain::onboarding::Checklist::default(),
+        onboarding_revision: 0,
         created_at: at,
     }
 }

@@ -20,6 +20,7 @@ mod idempotency;
 mod jobs;
 mod lookups;
 mod migrations;
+mod onboarding;
 mod outbox;
 mod partners;
 mod rate_limits;

@@ -28,6 +28,7 @@ pub fn event(n: u32, scope: &Scope, at: i64) -> NewEvent {
             company_domain: format!("d{n}.example.com"),
             previous_state: "sandbox".to_owned(),
             state: "prod".to_owned(),
+            forced: false,
         }),
     }
 }

@@ -245,10 +245,11 @@ async fn create_inserts_the_enrollment_with_its_event() {
         })
     );
     let b = &serde_json::to_value(&e.body).unwrap();
-    assert_eq!(b["status"], "onboarding");
     assert_eq!(b["start_date"], "2026-12-01");
     assert_eq!(b["company_domain"], "acme.com");
-    assert_eq!(b["next_steps"].as_array().unwrap().len(), 4);
+    assert_eq!(b["signatory"]["email"], "dana@acme.com");
+    assert_eq!(e.onboarding, crate::onboarding::Checklist::default());
+    assert_eq!(e.onboarding_revision, 0);
 }
 
 #[tokio::test]
@@ -262,6 +263,8 @@ async fn a_second_enrollment_is_refused_before_the_quote_is_read() {
             quote_id: quote_id(),
             onboarding_mode: OnboardingMode::Hosted,
             body: crate::document::fixtures::enrollment(),
+            onboarding: crate::onboarding::Checklist::default(),
+            onboarding_revision: 0,
             created_at: NOW - 10,
         }))
     });
@@ -361,9 +364,10 @@ async fn an_embedded_enrollment_has_no_employer_portal() {
     assert_eq!(e.onboarding_mode, OnboardingMode::Embedded);
     assert!(e.body.employer_portal.is_none(), "{:?}", e.body);
     assert_eq!(event.data.data()["onboarding_mode"], "embedded");
-    assert_eq!(
-        serde_json::to_value(&e.body).unwrap()["next_steps"][3],
-        "Submit member elections."
+    assert!(
+        e.onboarding.next_steps(OnboardingMode::Embedded)[0].contains("PUT /v1/enrollments/"),
+        "{:?}",
+        e.onboarding
     );
 }
 
@@ -391,7 +395,31 @@ async fn the_start_date_defaults_to_the_quotes_plan_year_start() {
 
 /// A group store holding the group of `sc` in `sandbox` that expects it to
 /// advance to `active`/`prod` with one `group.state_changed` event.
+/// A quote store holding the group's enrollment with `checklist`.
+fn enrolled(sc: &Scope, checklist: crate::onboarding::Checklist) -> MockQuoteStore {
+    let mut quotes = MockQuoteStore::new();
+    let s = sc.clone();
+    quotes.expect_group_enrollment().returning(move |_, _| {
+        Ok(Some(Enrollment {
+            id: EnrollmentId::from_bytes([1; 6]),
+            scope: s.clone(),
+            group_id: group_id(),
+            quote_id: quote_id(),
+            onboarding_mode: OnboardingMode::Hosted,
+            body: crate::document::fixtures::enrollment(),
+            onboarding: checklist.clone(),
+            onboarding_revision: 3,
+            created_at: NOW - 10,
+        }))
+    });
+    quotes
+}
+
 fn advancing(sc: &Scope) -> MockGroupStore {
+    advancing_forced(sc, true)
+}
+
+fn advancing_forced(sc: &Scope, forced: bool) -> MockGroupStore {
     let mut groups = groups_holding(group(sc, Some(CompanyState::Sandbox)));
     let s = sc.clone();
     groups
@@ -406,13 +434,18 @@ fn advancing(sc: &Scope) -> MockGroupStore {
                 && events[0].event_type() == EventType::GroupStateChanged
                 && events[0].scope == s
                 && events[0].created_at == NOW
-                && events[0].data.data()
-                    == json!({
+                && events[0].data.data() == {
+                    let mut want = json!({
                         "group_id": group_id().as_str(),
                         "company_domain": "acme.com",
                         "previous_state": "sandbox",
                         "state": "prod",
-                    })
+                    });
+                    if forced {
+                        want["forced"] = json!(true);
+                    }
+                    want
+                }
         })
         .times(1)
         .returning(|sc, _, status, state, _, now| {
@@ -426,7 +459,9 @@ fn advancing(sc: &Scope) -> MockGroupStore {
 
 #[tokio::test]
 async fn go_live_moves_a_sandbox_company_to_prod_with_one_event() {
-    let g = service(advancing(&scope()), MockQuoteStore::new())
+    // Without a completed checklist the event says it was forced.
+    let incomplete = enrolled(&scope(), crate::onboarding::Checklist::default());
+    let g = service(advancing(&scope()), incomplete)
         .go_live(&scope(), &group_id())
         .await
         .unwrap();
@@ -434,6 +469,12 @@ async fn go_live_moves_a_sandbox_company_to_prod_with_one_event() {
         (g.status, g.company_state),
         (GroupStatus::Active, Some(CompanyState::Prod))
     );
+    // After the checklist (live mode's review), it was not.
+    let complete = enrolled(&scope(), crate::onboarding::fixtures::completed());
+    service(advancing_forced(&scope(), false), complete)
+        .go_live(&scope(), &group_id())
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -464,10 +505,13 @@ async fn go_live_any_works_in_the_scope_of_the_group_found() {
         .withf(|id| *id == group_id())
         .times(1)
         .returning(|_| Ok(group(&live(), Some(CompanyState::Sandbox))));
-    let g = service(groups, MockQuoteStore::new())
-        .go_live_any(&group_id())
-        .await
-        .unwrap();
+    let g = service(
+        groups,
+        enrolled(&live(), crate::onboarding::Checklist::default()),
+    )
+    .go_live_any(&group_id())
+    .await
+    .unwrap();
     assert_eq!((g.mode, g.status), (Mode::Live, GroupStatus::Active));
 
     let mut groups = MockGroupStore::new();

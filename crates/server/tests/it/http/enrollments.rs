@@ -13,8 +13,9 @@ use testkit::db::TestDb;
 use crate::http::{Answer, TestApp, assert_error, authed, get, group_body, post, put, scope, send};
 
 const CREATED: EventType = EventType::EnrollmentCreated;
-const HOSTED_STEP: &str = "The signatory sets a password and signs in to the employer portal.";
-const EMBEDDED_STEP: &str = "Collect business verification details in your product.";
+const HOSTED_STEP: &str = "The employer enters the company profile in the employer portal.";
+const EMBEDDED_STEP: &str =
+    "Send the company profile: PUT /v1/enrollments/{id}/onboarding/company_profile.";
 const PORTAL: &str = "https://portal.service.example";
 
 /// A two-employee census, the first with a child.
@@ -247,18 +248,40 @@ impl<'a> Want<'a> {
         has!(e, {"group_id": self.gid, "quote_id": self.qid, "mode": self.mode,
                  "status": "onboarding", "start_date": self.start,
                  "company_domain": self.domain, "company_state": "sandbox",
-                 "onboarding_mode": self.onboarding,
-                 "onboarding": {"percent_complete": 0, "blocking_remaining": 4}});
+                 "onboarding_mode": self.onboarding});
+        assert!(
+            e.get("signatory").is_none(),
+            "the signatory is kept, not echoed"
+        );
+        has!(e["onboarding"], {"percent_complete": 0, "blocking_remaining": 4});
+        let checklist = e["onboarding"]["steps"].as_array().unwrap();
+        let ids: Vec<&str> = checklist.iter().filter_map(|s| s["id"].as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "company_profile",
+                "business_verification",
+                "banking",
+                "plan_setup",
+                "employee_invitations"
+            ]
+        );
+        assert!(
+            checklist
+                .iter()
+                .all(|s| s["status"] == "not_started" && s["data"].is_null())
+        );
         let steps = e["next_steps"].as_array().unwrap();
         let texts = steps.iter().filter_map(Value::as_str);
-        assert_eq!(texts.filter(|s| !s.is_empty()).count(), 4, "{e}");
+        assert_eq!(texts.filter(|s| !s.is_empty()).count(), 5, "{e}");
         assert!(
             e["created_at"].as_str().unwrap().starts_with("2026-"),
             "{e}"
         );
         let hosted = self.onboarding == "hosted";
         assert_eq!(steps[0], if hosted { HOSTED_STEP } else { EMBEDDED_STEP });
-        // The nine fields above, id, next_steps, created_at; the portal when hosted.
+        // The nine fields above, onboarding, id, next_steps, created_at; the
+        // portal when hosted.
         assert_eq!(
             e.as_object().unwrap().len(),
             12 + usize::from(hosted),
@@ -389,8 +412,11 @@ async fn going_live_makes_the_group_active_in_prod(db: TestDb) {
     let read = api.state(&key, &gid, "active", json!("prod")).await;
     assert_eq!(read, live.body);
 
+    // A forced go-live: the company is prod and the enrollment active, no
+    // step completed.
     let mut want = created.body.clone();
     want["company_state"] = json!("prod");
+    want["status"] = json!("active");
     assert_eq!(api.get(&enrollment(&id), &key).await.body, want);
     assert_eq!(api.list(&key, &gid).await, one(&want));
 
@@ -404,8 +430,9 @@ async fn going_live_makes_the_group_active_in_prod(db: TestDb) {
     let changed = api
         .events(&p, Mode::Test, EventType::GroupStateChanged)
         .await;
+    // No step was completed: the go-live was forced.
     let data = json!({"groupId": gid, "companyDomain": "acme-mfg.com",
-                      "previousState": "sandbox", "state": "prod"});
+                      "previousState": "sandbox", "state": "prod", "forced": true});
     assert_eq!(changed, vec![data]);
 }
 
@@ -681,9 +708,27 @@ async fn an_hr_platform_speaks_camel_case(db: TestDb) {
     let e = &a.body;
     has!(e, {"groupId": gid, "quoteId": qid, "mode": "test", "status": "onboarding",
              "startDate": "2026-12-01", "companyDomain": "payroll-client.com",
-             "companyState": "sandbox", "onboardingMode": "hosted",
-             "onboarding": {"percentComplete": 0, "blockingRemaining": 4}});
-    let named = ["id", "nextSteps", "createdAt", "employerPortal"];
+             "companyState": "sandbox", "onboardingMode": "hosted"});
+    has!(e["onboarding"], {"percentComplete": 0, "blockingRemaining": 4});
+    assert_eq!(
+        e["onboarding"]["steps"][0]["requirements"],
+        json!([
+            "legalName",
+            "ein",
+            "entityType",
+            "address",
+            "phone",
+            "signatoryTitle"
+        ]),
+        "requirements are field names in the key's field style"
+    );
+    let named = [
+        "id",
+        "nextSteps",
+        "createdAt",
+        "employerPortal",
+        "onboarding",
+    ];
     assert!(named.iter().all(|k| e.get(k).is_some()), "{e}");
     assert_eq!(e.as_object().unwrap().len(), 13, "{e}");
     let portal = &e["employerPortal"];

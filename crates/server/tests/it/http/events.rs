@@ -91,7 +91,7 @@ async fn events_are_listed_newest_first_in_the_webhook_envelope(db: TestDb) {
     assert_eq!(
         newest["data"],
         json!({"group_id": gid, "company_domain": "acme-mfg.com",
-               "previous_state": "sandbox", "state": "prod"})
+               "previous_state": "sandbox", "state": "prod", "forced": true})
     );
     let one = send(
         &svc,

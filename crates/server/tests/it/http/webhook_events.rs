@@ -293,7 +293,7 @@ async fn every_event_reaches_a_broker_in_snake_case_when_it_happens(db: TestDb) 
     assert_eq!(
         e["data"],
         json!({"group_id": gid, "company_domain": "acme-mfg.com",
-               "previous_state": "sandbox", "state": "prod"})
+               "previous_state": "sandbox", "state": "prod", "forced": true})
     );
 
     // quote.finalized: an in_review quote (above 200 employees) finalized.
@@ -417,7 +417,7 @@ async fn an_hr_platform_gets_every_event_in_camel_case(db: TestDb) {
     assert_eq!(
         e["data"],
         json!({"groupId": gid, "companyDomain": "payroll-client.com",
-               "previousState": "sandbox", "state": "prod"})
+               "previousState": "sandbox", "state": "prod", "forced": true})
     );
 
     app.clock.advance(1);

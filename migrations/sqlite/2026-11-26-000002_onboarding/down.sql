@@ -1,0 +1,2 @@
+ALTER TABLE enrollments DROP COLUMN onboarding_revision;
+ALTER TABLE enrollments DROP COLUMN onboarding;
