@@ -168,14 +168,14 @@ mod tests {
         check(
             &portal_invite(
                 "hr@acme.example",
-                "https://portal.service.example/set-password?token=ab",
+                "http://127.0.0.1:8080/portal/set-password?token=ab",
             ),
             EmailKind::PortalInvite,
             "Set up your Service employer portal",
             "You have been made an administrator of your company's Service employer portal.\n\
              \n\
              Set your password here:\n\
-             https://portal.service.example/set-password?token=ab\n\
+             http://127.0.0.1:8080/portal/set-password?token=ab\n\
              \n\
              If you did not expect this email, you can ignore it.\n",
         );

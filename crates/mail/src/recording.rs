@@ -169,7 +169,7 @@ mod tests {
         let _guard = tracing::subscriber::set_default(subscriber);
 
         let mailer = RecordingMailer::new();
-        let link = "https://portal.service.example/set-password?token=cafe";
+        let link = "http://127.0.0.1:8080/portal/set-password?token=cafe";
         mailer
             .send(&portal_invite("hr.admin@acme.example", link))
             .await

@@ -66,6 +66,8 @@ pub struct Shared {
     pub catalogue: Arc<Vec<domain::plans::PlanInfo>>,
     /// `onboarding.verification_time_scale`.
     pub verification_time_scale: f64,
+    /// `public_base_url`.
+    pub public_base_url: String,
     /// Wakes the job worker after a census write.
     pub jobs_waker: Arc<tokio::sync::Notify>,
     /// Outbound member email (`[email]`; recording by default).
@@ -108,6 +110,7 @@ impl Shared {
             settings.webhooks,
         )?;
         shared.verification_time_scale = settings.onboarding.verification_time_scale;
+        shared.public_base_url.clone_from(&settings.public_base_url);
         Ok(shared)
     }
 
@@ -125,6 +128,7 @@ impl Shared {
             )?),
             verification_time_scale: crate::config::OnboardingSettings::default()
                 .verification_time_scale,
+            public_base_url: domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL.to_owned(),
             card: Arc::new(card),
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
             mailer,
@@ -288,6 +292,7 @@ impl Services {
             Arc::clone(&p.entropy),
         )
         .with_mailer(Arc::clone(&self.shared.mailer))
+        .with_public_base_url(&self.shared.public_base_url)
     }
 
     /// Members one at a time.

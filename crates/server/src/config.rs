@@ -66,6 +66,10 @@ pub struct Settings {
     /// `database_url`, parsed: an SQLite file or a PostgreSQL URL. Its
     /// `Debug` form hides PostgreSQL credentials.
     pub database: Database,
+    /// `public_base_url`: where partners and employers reach the service;
+    /// every absolute link it hands out (the employer portal's) starts
+    /// with it. No trailing slash.
+    pub public_base_url: String,
     /// The HTTP adapter: `body_timeout_secs` (at least 1), `[rate_limits]`
     /// (contract section 5; each at least 1) and `proxy.trusted`.
     pub http: HttpConfig,
@@ -92,6 +96,7 @@ impl Default for Settings {
             database: Database::Sqlite {
                 path: "data/partner-api.sqlite".to_owned(),
             },
+            public_base_url: domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL.to_owned(),
             http: HttpConfig::default(),
             pricing: PricingSettings::default(),
             webhooks: WebhookSettings::default(),

@@ -24,9 +24,9 @@ use crate::services::quotes::group_pricing_digest;
 use crate::services::{EnrollmentRefusal, ServiceError, with_fresh_id};
 use crate::store::{Conflict, GroupStore, QuoteStore, StoreError};
 
-/// Where the hosted employer portal lives; `signinUrl` and
-/// `setPasswordUrl` point into it.
-pub const PORTAL_BASE_URL: &str = "https://portal.service.example";
+/// The default `public_base_url`: where this service is reached, and so
+/// where the hosted employer portal's links point (`/portal/…`).
+pub const DEFAULT_PUBLIC_BASE_URL: &str = "http://127.0.0.1:8080";
 
 /// The enrollment signatory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +67,7 @@ pub struct Enrollments {
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
     mailer: Option<Arc<dyn Mailer>>,
+    public_base_url: String,
 }
 
 impl Enrollments {
@@ -84,7 +85,17 @@ impl Enrollments {
             clock,
             entropy,
             mailer: None,
+            public_base_url: DEFAULT_PUBLIC_BASE_URL.to_owned(),
         }
+    }
+
+    /// Absolute links point under `url` (`public_base_url`, without a
+    /// trailing slash).
+    #[must_use]
+    pub fn with_public_base_url(mut self, url: &str) -> Self {
+        url.trim_end_matches('/')
+            .clone_into(&mut self.public_base_url);
+        self
     }
 
     /// Sends the hosted employer-portal invitation through `mailer` (live
@@ -164,7 +175,14 @@ impl Enrollments {
         };
         let start = pricing_core::census::date_opt::format(start_date);
         let minter = Minter::new(self.entropy.as_ref());
-        let mut body = document(&group, &start, input.onboarding_mode, scope.mode, &minter);
+        let mut body = document(
+            &self.public_base_url,
+            &group,
+            &start,
+            input.onboarding_mode,
+            scope.mode,
+            &minter,
+        );
         body.signatory = Some(SignatoryDoc {
             name: input.signatory.name.trim().to_owned(),
             email: input.signatory.email.trim().to_owned(),
@@ -382,6 +400,7 @@ pub(crate) fn enrolled_figures(quote: &crate::quote::Quote) -> Result<&MarketQuo
 /// The stored document of a new enrollment. Identity and state fields are
 /// added by the adapter that answers.
 fn document(
+    base: &str,
     group: &Group,
     start: &str,
     mode: OnboardingMode,
@@ -392,8 +411,8 @@ fn document(
         let token = hex::encode(minter.secret32());
         EmployerPortal {
             provisioned: true,
-            signin_url: format!("{PORTAL_BASE_URL}/signin?company={}", group.domain),
-            set_password_url: format!("{PORTAL_BASE_URL}/set-password?token={token}"),
+            signin_url: format!("{base}/portal/sign-in"),
+            set_password_url: format!("{base}/portal/set-password?token={token}"),
             // Test mode never sends email.
             invite_suppressed: !deliverable(key_mode),
         }

@@ -30,6 +30,7 @@ enum Kind {
 const KEYS: &[(&str, Kind)] = &[
     ("listen", Kind::Text),
     ("database_url", Kind::Text),
+    ("public_base_url", Kind::Text),
     ("body_timeout_secs", Kind::Scalar),
     ("rate_limits.requests_per_minute", Kind::Scalar),
     ("rate_limits.census_writes_per_minute", Kind::Scalar),

@@ -39,6 +39,9 @@ impl Merged {
             self.parsed("listen", v, "must be a socket address like 127.0.0.1:8080")
         })?;
         let database = self.or("database_url", d.database, |v| self.database(v))?;
+        let public_base_url = self.or("public_base_url", d.public_base_url, |v| {
+            self.public_url("public_base_url", v)
+        })?;
         let body_timeout = self.or("body_timeout_secs", d.http.body_timeout, |v| {
             self.at_least("body_timeout_secs", v, 1)
                 .map(Duration::from_secs)
@@ -109,6 +112,7 @@ impl Merged {
         Ok(Settings {
             listen,
             database,
+            public_base_url,
             http,
             pricing,
             webhooks,
@@ -185,6 +189,27 @@ impl Merged {
             let problem = text.strip_prefix("database_url ").unwrap_or(&text);
             self.invalid("database_url", problem.to_owned())
         })
+    }
+
+    /// An absolute `http://` or `https://` URL with a host and no query or
+    /// fragment, kept without its trailing slash.
+    fn public_url(&self, key: &str, value: &Value) -> Result<String, ConfigError> {
+        let text = self.string(key, value)?;
+        let rest = text
+            .strip_prefix("https://")
+            .or_else(|| text.strip_prefix("http://"));
+        let host = rest.map(|r| r.split('/').next().unwrap_or_default());
+        let ok = host.is_some_and(|h| !h.is_empty())
+            && !text.contains(['?', '#'])
+            && !text.chars().any(char::is_whitespace);
+        if ok {
+            Ok(text.trim_end_matches('/').to_owned())
+        } else {
+            Err(self.invalid(
+                key,
+                format!("must be an absolute http:// or https:// URL such as https://benefits.example.com, got {text:?}"),
+            ))
+        }
     }
 
     fn path(&self, key: &str, value: &Value) -> Result<PathBuf, ConfigError> {

@@ -254,6 +254,24 @@ fn each_validation_names_the_key_and_the_source() {
             r#"database_url must be sqlite://PATH (a file) or postgres://…, got a sqlite: URL (from environment variable PARTNER_API_DATABASE_URL)"#,
         ),
         (
+            None,
+            env("PARTNER_API_PUBLIC_BASE_URL", "benefits.example.com"),
+            none.clone(),
+            r#"public_base_url must be an absolute http:// or https:// URL such as https://benefits.example.com, got "benefits.example.com" (from environment variable PARTNER_API_PUBLIC_BASE_URL)"#,
+        ),
+        (
+            Some("public_base_url = \"https://x.example/?a=1\""),
+            vec![],
+            none.clone(),
+            r#"public_base_url must be an absolute http:// or https:// URL such as https://benefits.example.com, got "https://x.example/?a=1" (from config file FILE)"#,
+        ),
+        (
+            Some("[onboarding]\nverification_time_scale = 0"),
+            vec![],
+            none.clone(),
+            "onboarding.verification_time_scale must be a finite number above 0, got 0 (from config file FILE)",
+        ),
+        (
             Some("[rate_limits]\nrequests_per_minute = 0"),
             vec![],
             none.clone(),
@@ -341,6 +359,31 @@ fn each_validation_names_the_key_and_the_source() {
     for (file, env, flags, want) in cases {
         assert_eq!(message(file, &env, &flags), want);
     }
+}
+
+#[test]
+fn the_public_base_url_is_kept_without_its_trailing_slash() {
+    let s = ok(None, &[], &Overrides::default());
+    assert_eq!(s.public_base_url, "http://127.0.0.1:8080");
+    let s = ok(
+        Some("public_base_url = \"https://benefits.example.com/partner-api/\""),
+        &[],
+        &Overrides::default(),
+    );
+    assert_eq!(
+        s.public_base_url,
+        "https://benefits.example.com/partner-api"
+    );
+    let s = ok(
+        None,
+        &[
+            ("PARTNER_API_PUBLIC_BASE_URL", "http://127.0.0.1:9000"),
+            ("PARTNER_API_ONBOARDING__VERIFICATION_TIME_SCALE", "0.01"),
+        ],
+        &Overrides::default(),
+    );
+    assert_eq!(s.public_base_url, "http://127.0.0.1:9000");
+    assert!((s.onboarding.verification_time_scale - 0.01).abs() < f64::EPSILON);
 }
 
 #[test]

@@ -16,7 +16,8 @@ const CREATED: EventType = EventType::EnrollmentCreated;
 const HOSTED_STEP: &str = "The employer enters the company profile in the employer portal.";
 const EMBEDDED_STEP: &str =
     "Send the company profile: PUT /v1/enrollments/{id}/onboarding/company_profile.";
-const PORTAL: &str = "https://portal.service.example";
+/// `public_base_url` of the test app: the default.
+const PORTAL: &str = "http://127.0.0.1:8080/portal";
 
 /// A two-employee census, the first with a child.
 fn census() -> Value {
@@ -289,7 +290,7 @@ impl<'a> Want<'a> {
         );
         if hosted {
             let p = &e["employer_portal"];
-            let signin = format!("{PORTAL}/signin?company={}", self.domain);
+            let signin = format!("{PORTAL}/sign-in");
             let suppressed = self.mode == "test";
             has!(p, {"provisioned": true, "signin_url": signin, "invite_suppressed": suppressed});
             assert_eq!(p.as_object().unwrap().len(), 4);
