@@ -8,6 +8,8 @@
 //!   database, web, async runtime or HTTP client crate in their normal
 //!   dependency trees, and the adapters (`store-diesel`, `http-api`, `mail`)
 //!   do not depend on each other;
+//! - every crate under `crates/` has its heading (`### \`crates/NAME\``) in
+//!   `docs/architecture.md`, and every such heading names a crate there;
 //! - no source file outside tests is longer than 600 lines;
 //! - no HTTP handler (`crates/http-api/src/routes/`) names a storage type,
 //!   and none calls more than one service method: handlers parse, call one
@@ -58,6 +60,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<()> {
     problems.extend(missing_doc_headers(root, &files)?);
     problems.extend(trailing_whitespace(root, &files)?);
     problems.extend(long_files(root, &files)?);
+    problems.extend(undocumented_crates(root)?);
     problems.extend(handlers_naming_the_store(root, &files)?);
     problems.extend(handlers_calling_several_services(root, &files)?);
     match dependency_direction(root) {
@@ -190,6 +193,43 @@ fn long_files(root: &Path, files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
         }
     }
     Ok(problems)
+}
+
+/// The architecture document.
+const ARCHITECTURE: &str = "docs/architecture.md";
+
+/// Crates under `crates/` without their heading in the architecture
+/// document, and headings that name no crate.
+fn undocumented_crates(root: &Path) -> anyhow::Result<Vec<String>> {
+    let mut crates = BTreeSet::new();
+    for entry in fs::read_dir(root.join("crates")).context("cannot list crates/")? {
+        let entry = entry.context("cannot list crates/")?;
+        if entry.path().join("Cargo.toml").is_file() {
+            crates.insert(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    let text = fs::read_to_string(root.join(ARCHITECTURE))
+        .with_context(|| format!("cannot read {ARCHITECTURE}"))?;
+    let documented = documented_crates(&text);
+    let mut problems: Vec<String> = crates
+        .difference(&documented)
+        .map(|c| format!("{ARCHITECTURE}: crates/{c} has no `### `crates/{c}`` section"))
+        .collect();
+    problems.extend(
+        documented.difference(&crates).map(|c| {
+            format!("{ARCHITECTURE}: a section describes crates/{c}, which does not exist")
+        }),
+    );
+    Ok(problems)
+}
+
+/// The crate names of the document's `### \`crates/NAME\`` headings.
+fn documented_crates(text: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("### `crates/"))
+        .filter_map(|rest| rest.strip_suffix('`'))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The HTTP handlers' source files with their text.
@@ -446,6 +486,16 @@ mod tests {
                     vec!["quotes.check".to_owned(), "quotes.create".to_owned()]
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn reads_the_crate_headings_of_the_architecture_document() {
+        let text =
+            "## Code map\n### `crates/domain`\ntext `crates/x`\n### `crates/mail`\n### `xtask/`\n";
+        assert_eq!(
+            documented_crates(text).into_iter().collect::<Vec<_>>(),
+            ["domain", "mail"]
         );
     }
 
