@@ -15,7 +15,7 @@ use domain::ids::{EventId, JobId};
 use domain::job::{JobKind, NewJob};
 use domain::quote::QuoteKind;
 use store_diesel::Database;
-use store_diesel::migrate;
+use store_diesel::migrate::{self, Direction};
 
 use domain::services::quotes::group_pricing_digest;
 
@@ -262,3 +262,41 @@ async fn rows_of_the_previous_version_read_and_are_rewritten_once(t: TestDb) {
     assert!(err.contains(market.id.as_str()), "{err}");
 }
 on_both!(rows_of_the_previous_version_read_and_are_rewritten_once);
+
+/// The rewrite runs in the start that applies the marker migration, and in
+/// no later start: a database already past it is never scanned again.
+async fn the_rewrite_runs_only_when_the_marker_migration_applies(t: TestDb) {
+    let s = &t.stores;
+    let db = &t.db;
+    let (_, scope) = partner(s, 1).await;
+    let g = group(1, &scope, "acme.com", 100);
+    s.groups.insert_group(&g).await.unwrap();
+    let market = quote(1, &scope, &g.id, 100);
+    s.quotes.insert_quote(&market, &[]).await.unwrap();
+    let id = market.id.as_str();
+    set(db, "quotes", "body", id, LEGACY_MARKET_QUOTE).await;
+
+    // Past the marker: a start applies nothing and leaves the row alone.
+    assert!(migrate::run(db, Direction::Up).await.unwrap().is_empty());
+    assert!(!is_current(&get(db, "quotes", "body", id).await));
+
+    // A database from before the marker: the start that applies it
+    // rewrites the row.
+    let forget = placeholders(
+        db,
+        "DELETE FROM __diesel_schema_migrations WHERE version = ?",
+    );
+    sql(db, &forget, &["20261126000001"]).await;
+    assert_eq!(
+        migrate::run(db, Direction::Up).await.unwrap(),
+        ["20261126000001"]
+    );
+    let text = get(db, "quotes", "body", id).await;
+    assert!(is_current(&text), "{text}");
+    assert_eq!(
+        s.quotes.quote(&scope, &market.id).await.unwrap().body,
+        market.body
+    );
+    assert!(migrate::run(db, Direction::Up).await.unwrap().is_empty());
+}
+on_both!(the_rewrite_runs_only_when_the_marker_migration_applies);
