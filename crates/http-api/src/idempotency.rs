@@ -179,10 +179,34 @@ pub async fn idempotency(
     }
 }
 
+/// How often, and how far apart, a release the store refused is tried
+/// again in the background.
+const RELEASE_RETRIES: u32 = 120;
+const RELEASE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Frees the key of a request that stored no answer, so that its retry
+/// executes. When the store refuses (an outage, the very reason the
+/// request failed), the release is tried again in the background for 30 s,
+/// so the key frees as soon as the store is back rather than when its
+/// lease ends; a retry meanwhile is told the request is in flight.
 async fn release(state: &AppState, scope: &domain::scope::Scope, key: &str) {
-    if let Err(e) = state.idempotency.release(scope, key).await {
-        tracing::warn!(error = %e, "idempotency key not released; it frees when its lease ends");
+    if state.idempotency.release(scope, key).await.is_ok() {
+        return;
     }
+    let (store, scope, key) = (
+        std::sync::Arc::clone(&state.idempotency),
+        scope.clone(),
+        key.to_owned(),
+    );
+    actix_web::rt::spawn(async move {
+        for _ in 0..RELEASE_RETRIES {
+            actix_web::rt::time::sleep(RELEASE_RETRY_DELAY).await;
+            if store.release(&scope, &key).await.is_ok() {
+                return;
+            }
+        }
+        tracing::warn!("idempotency key not released; it frees when its lease ends");
+    });
 }
 
 /// The stored answer, marked as a replay.
