@@ -219,14 +219,23 @@ impl Checklist {
         Self::answer(step, answer, now);
     }
 
-    /// Applies a later answer (the sandbox's delayed one, the operator's
-    /// review) to a pending verification of `ein`. Returns whether it
-    /// applied: an answer for facts since changed is dropped.
-    pub fn settle_verification(&mut self, ein: &str, answer: VerifierAnswer, now: i64) -> bool {
+    /// Applies a later answer to the pending verification: the sandbox's
+    /// delayed one names the request it answers (`(ein, requested_at)`),
+    /// the operator's review answers whatever is pending (`None`). Returns
+    /// whether it applied: an answer for a request since replaced is
+    /// dropped.
+    pub fn settle_verification(
+        &mut self,
+        request: Option<(&str, i64)>,
+        answer: VerifierAnswer,
+        now: i64,
+    ) -> bool {
         let step = &mut self.business_verification;
-        let pending_for_ein =
-            step.status == StepStatus::Pending && step.data.as_ref().is_some_and(|v| v.ein == ein);
-        if !pending_for_ein {
+        let pending = step.status == StepStatus::Pending
+            && step.data.as_ref().is_some_and(|v| {
+                request.is_none_or(|(ein, at)| v.ein == ein && v.requested_at == at)
+            });
+        if !pending {
             return false;
         }
         if let Some(v) = step.data.as_mut() {

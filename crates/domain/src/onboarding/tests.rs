@@ -138,14 +138,14 @@ fn a_pending_verification_settles_only_for_the_same_ein() {
         c.business_verification.data.as_ref().unwrap().due_at,
         Some(NOW + 60)
     );
-    assert!(!c.settle_verification("987654321", VerifierAnswer::Verified, NOW + 60));
-    assert!(c.settle_verification("123456789", VerifierAnswer::Verified, NOW + 60));
+    assert!(!c.settle_verification(Some(("987654321", NOW)), VerifierAnswer::Verified, NOW + 60));
+    assert!(c.settle_verification(Some(("123456789", NOW)), VerifierAnswer::Verified, NOW + 60));
     assert_eq!(
         c.status(StepId::BusinessVerification),
         StepStatus::Completed
     );
     // A settled one is not settled again.
-    assert!(!c.settle_verification("123456789", VerifierAnswer::Refused("x".into()), NOW));
+    assert!(!c.settle_verification(None, VerifierAnswer::Refused("x".into()), NOW));
 }
 
 #[test]

@@ -26,8 +26,8 @@ use crate::job::NewJob;
 use crate::mode::Mode;
 use crate::onboarding::documents::{DocumentFacts, PlanDocument, plan_documents};
 use crate::onboarding::{
-    BankAccount, DepositCheck, EnrollmentStatus, Invitations, Progress, Signature, StepId,
-    StepStatus, StepView, Verification, VerifierAnswer, enrollment_status,
+    BankAccount, EnrollmentStatus, Invitations, Progress, Signature, StepId, StepStatus, StepView,
+    Verification, VerifierAnswer, enrollment_status,
 };
 use crate::plans::PlanInfo;
 use crate::ports::{
@@ -151,8 +151,8 @@ impl Onboarding {
         scope: &Scope,
         id: &EnrollmentId,
     ) -> Result<Vec<PlanDocument>, ServiceError> {
-        let view = self.view(scope, id).await?;
-        self.documents_of(&view.enrollment)
+        let enrollment = self.ports.quotes.enrollment(scope, id).await?;
+        self.documents_of(&enrollment)
     }
 
     fn documents_of(&self, enrollment: &Enrollment) -> Result<Vec<PlanDocument>, ServiceError> {
@@ -304,11 +304,10 @@ impl Onboarding {
     ) -> Result<StepView, ServiceError> {
         let amounts = deposit_amounts(amounts)?;
         self.change(scope, id, StepId::Banking, |c, cx| {
+            // Right, wrong or void, the step says which.
             match c.check_deposits(amounts, cx.now) {
                 None => Err(OnboardingRefusal::NoDepositsPending.into()),
-                Some(DepositCheck::Verified | DepositCheck::Wrong { .. } | DepositCheck::Void) => {
-                    Ok(Vec::new())
-                }
+                Some(_) => Ok(Vec::new()),
             }
         })
         .await
@@ -460,16 +459,8 @@ impl Onboarding {
     ) -> Result<Option<StepView>, ServiceError> {
         let result = self
             .change(scope, id, StepId::BusinessVerification, |c, cx| {
-                let matches = c.business_verification.data.as_ref().is_some_and(|v| {
-                    due.is_none_or(|d| d.ein == v.ein && d.requested_at == v.requested_at)
-                });
-                let ein = c
-                    .business_verification
-                    .data
-                    .as_ref()
-                    .map(|v| v.ein.clone())
-                    .unwrap_or_default();
-                if matches && c.settle_verification(&ein, answer.clone(), cx.now) {
+                let request = due.map(|d| (d.ein.as_str(), d.requested_at));
+                if c.settle_verification(request, answer.clone(), cx.now) {
                     Ok(Vec::new())
                 } else {
                     Err(OnboardingRefusal::NotInReview.into())
