@@ -1,6 +1,8 @@
-//! Outbound member email: the messages the service sends (an employer
-//! portal invitation, a member's benefits login), the rule that test mode
-//! never sends, and the [`MailError`] of the [`crate::ports::Mailer`] port.
+//! Outbound email (onboarding §6): the messages the service sends (the
+//! employer portal invitation, a new portal link, a password reset, a
+//! lockout notice, a member's benefits login), each with a text and an
+//! HTML part, the rule that test mode never sends, and the [`MailError`]
+//! of the [`crate::ports::Mailer`] port.
 //!
 //! Messages carry no health data: a subject, and a text that names only
 //! the service and a link. Their `Debug` form hides the recipient and the
@@ -22,6 +24,12 @@ pub enum EmailKind {
     PortalInvite,
     /// An enrolled member gets a login (after elections).
     MemberLogin,
+    /// The partner asked for a new set-password link (`portal_links`).
+    PortalLink,
+    /// The admin asked to reset a forgotten password.
+    PasswordReset,
+    /// Too many failed sign-ins locked the admin's account.
+    Lockout,
 }
 
 impl EmailKind {
@@ -32,7 +40,24 @@ impl EmailKind {
         match self {
             Self::PortalInvite => "portal_invite",
             Self::MemberLogin => "member_login",
+            Self::PortalLink => "portal_link",
+            Self::PasswordReset => "password_reset",
+            Self::Lockout => "lockout",
         }
+    }
+
+    /// Parses [`EmailKind::as_str`].
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            Self::PortalInvite,
+            Self::MemberLogin,
+            Self::PortalLink,
+            Self::PasswordReset,
+            Self::Lockout,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == text)
     }
 }
 
@@ -42,8 +67,8 @@ impl fmt::Display for EmailKind {
     }
 }
 
-/// One plain-text message to one recipient.
-#[derive(Clone, PartialEq, Eq)]
+/// One message to one recipient, with a plain-text and an HTML part.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutboundEmail {
     /// The recipient's address.
     pub to: String,
@@ -51,8 +76,85 @@ pub struct OutboundEmail {
     pub subject: String,
     /// The plain-text body.
     pub text: String,
+    /// The HTML body (the same words, a link that can be clicked).
+    #[serde(default)]
+    pub html: String,
     /// Why it is sent.
+    #[serde(with = "kind_str")]
     pub kind: EmailKind,
+}
+
+mod kind_str {
+    //! [`super::EmailKind`] as its stable name.
+    use serde::{Deserialize as _, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(k: &super::EmailKind, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(k.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<super::EmailKind, D::Error> {
+        let text = String::deserialize(d)?;
+        super::EmailKind::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown email kind {text}")))
+    }
+}
+
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML.
+#[must_use]
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A message of `kind`: paragraphs of text, then a link (text and HTML
+/// parts say the same).
+fn message(
+    kind: EmailKind,
+    to: &str,
+    subject: String,
+    before: &[String],
+    link: Option<(&str, &str)>,
+    after: &[&str],
+) -> OutboundEmail {
+    let mut text = String::new();
+    let mut html = String::from("<!doctype html><html><body>");
+    for p in before {
+        text.push_str(p);
+        text.push_str("\n\n");
+        html.push_str(&format!("<p>{}</p>", escape_html(p)));
+    }
+    if let Some((label, url)) = link {
+        text.push_str(&format!("{label}:\n{url}\n"));
+        let url = escape_html(url);
+        html.push_str(&format!(
+            "<p><a href=\"{url}\">{}</a></p>",
+            escape_html(label)
+        ));
+    }
+    for p in after {
+        text.push('\n');
+        text.push_str(p);
+        text.push('\n');
+        html.push_str(&format!("<p>{}</p>", escape_html(p)));
+    }
+    html.push_str("</body></html>");
+    OutboundEmail {
+        to: to.to_owned(),
+        subject,
+        text,
+        html,
+        kind,
+    }
 }
 
 impl fmt::Debug for OutboundEmail {
@@ -112,37 +214,82 @@ pub const fn deliverable(mode: Mode) -> bool {
 /// employer-portal admin, to set a password at `set_password_url`.
 #[must_use]
 pub fn portal_invite(to: &str, set_password_url: &str) -> OutboundEmail {
-    OutboundEmail {
-        to: to.to_owned(),
-        subject: format!("Set up your {SERVICE_NAME} employer portal"),
-        text: format!(
+    message(
+        EmailKind::PortalInvite,
+        to,
+        format!("Set up your {SERVICE_NAME} employer portal"),
+        &[format!(
             "You have been made an administrator of your company's {SERVICE_NAME} \
-             employer portal.\n\
-             \n\
-             Set your password here:\n\
-             {set_password_url}\n\
-             \n\
-             If you did not expect this email, you can ignore it.\n"
-        ),
-        kind: EmailKind::PortalInvite,
-    }
+             employer portal."
+        )],
+        Some(("Set your password here", set_password_url)),
+        &["If you did not expect this email, you can ignore it."],
+    )
+}
+
+/// A new set-password link the partner asked for.
+#[must_use]
+pub fn portal_link(to: &str, set_password_url: &str) -> OutboundEmail {
+    message(
+        EmailKind::PortalLink,
+        to,
+        format!("Your new {SERVICE_NAME} employer portal link"),
+        &[format!(
+            "Here is a new link to set the password of your company's {SERVICE_NAME} \
+             employer portal. Earlier links no longer work; this one works once, \
+             for 7 days."
+        )],
+        Some(("Set your password here", set_password_url)),
+        &["If you did not expect this email, you can ignore it."],
+    )
+}
+
+/// A password reset the admin asked for.
+#[must_use]
+pub fn password_reset(to: &str, set_password_url: &str) -> OutboundEmail {
+    message(
+        EmailKind::PasswordReset,
+        to,
+        format!("Reset your {SERVICE_NAME} employer portal password"),
+        &[
+            "Someone asked to reset the password of this employer portal account. \
+           The link works once, for 7 days."
+                .to_owned(),
+        ],
+        Some(("Choose a new password here", set_password_url)),
+        &["If you did not ask for it, you can ignore this email: your password is unchanged."],
+    )
+}
+
+/// The notice that failed sign-ins locked the account for 15 minutes.
+#[must_use]
+pub fn lockout(to: &str, signin_url: &str) -> OutboundEmail {
+    message(
+        EmailKind::Lockout,
+        to,
+        format!("Your {SERVICE_NAME} employer portal account is locked for 15 minutes"),
+        &[
+            "There were 5 failed sign-ins to your employer portal account in 15 minutes, \
+           so it is locked for 15 minutes."
+                .to_owned(),
+        ],
+        Some(("Sign in again after that here", signin_url)),
+        &["If these sign-ins were not yours, reset your password from the sign-in page."],
+    )
 }
 
 /// An enrolled member's login: the text names only the service and the
 /// link.
 #[must_use]
 pub fn member_login(to: &str, login_url: &str) -> OutboundEmail {
-    OutboundEmail {
-        to: to.to_owned(),
-        subject: format!("Your {SERVICE_NAME} benefits login"),
-        text: format!(
-            "Your {SERVICE_NAME} benefits account is ready.\n\
-             \n\
-             Sign in here:\n\
-             {login_url}\n"
-        ),
-        kind: EmailKind::MemberLogin,
-    }
+    message(
+        EmailKind::MemberLogin,
+        to,
+        format!("Your {SERVICE_NAME} benefits login"),
+        &[format!("Your {SERVICE_NAME} benefits account is ready.")],
+        Some(("Sign in here", login_url)),
+        &[],
+    )
 }
 
 #[cfg(test)]

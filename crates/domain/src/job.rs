@@ -18,6 +18,8 @@ pub enum JobKind {
     PriceOnPlan,
     /// A business verification whose sandbox answer is due later.
     BusinessVerification,
+    /// An email to send.
+    Email,
 }
 
 impl JobKind {
@@ -28,6 +30,7 @@ impl JobKind {
             Self::MarketComparison => "market_comparison",
             Self::PriceOnPlan => "price_on_plan",
             Self::BusinessVerification => "business_verification",
+            Self::Email => "email",
         }
     }
 
@@ -38,6 +41,7 @@ impl JobKind {
             Self::MarketComparison,
             Self::PriceOnPlan,
             Self::BusinessVerification,
+            Self::Email,
         ]
         .into_iter()
         .find(|k| k.as_str() == text)

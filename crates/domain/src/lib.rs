@@ -32,6 +32,7 @@ pub mod onboarding;
 pub mod page;
 pub mod partner;
 pub mod plans;
+pub mod portal;
 pub mod ports;
 pub mod quote;
 pub mod rate_limit;

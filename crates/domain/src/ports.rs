@@ -387,3 +387,20 @@ pub trait MicroDeposits: Send + Sync {
     /// The two amounts, in cents, for a new account in `mode`.
     fn amounts(&self, mode: Mode) -> [u32; 2];
 }
+
+/// Hashes and checks portal passwords (Argon2id with OWASP parameters in
+/// the adapter). Both calls are slow on purpose: an adapter runs them off
+/// the async workers. A password is never logged or kept.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait::async_trait]
+pub trait PasswordHasher: Send + Sync {
+    /// The PHC string of `password` with a fresh salt.
+    ///
+    /// # Errors
+    /// When hashing failed (a message without the password).
+    async fn hash(&self, password: &str) -> Result<String, String>;
+
+    /// Whether `password` matches the PHC string `hash`; `false` for a
+    /// malformed hash.
+    async fn verify(&self, password: &str, hash: &str) -> bool;
+}

@@ -11,9 +11,11 @@ pub mod events;
 pub mod groups;
 pub mod housekeeping;
 pub mod jobs;
+pub mod mailbox;
 pub mod members;
 pub mod onboarding;
 pub mod partners;
+pub mod portal;
 pub mod price_on_plan;
 pub mod quotes;
 mod refusal;
@@ -26,7 +28,7 @@ use crate::store::{Conflict, StoreError};
 
 pub use refusal::{
     ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, OnboardingRefusal,
-    PartnerRefusal, PriceOnPlanRefusal, QuoteRefusal,
+    PartnerRefusal, PortalRefusal, PriceOnPlanRefusal, QuoteRefusal,
 };
 
 /// Why a use case refused or failed, in the specification's vocabulary:
@@ -85,6 +87,9 @@ pub enum ServiceError {
     /// The embed service refused.
     #[error(transparent)]
     Embed(#[from] EmbedRefusal),
+    /// The employer portal refused.
+    #[error(transparent)]
+    Portal(#[from] PortalRefusal),
     /// The price-on-plan service refused.
     #[error(transparent)]
     PriceOnPlan(#[from] PriceOnPlanRefusal),
@@ -117,6 +122,7 @@ impl ServiceError {
             Self::Member(r) => r.code(),
             Self::Onboarding(r) => r.code(),
             Self::Embed(r) => r.code(),
+            Self::Portal(r) => r.code(),
             Self::PriceOnPlan(r) => r.code(),
             Self::Partner(r) => r.code(),
             Self::Unavailable(_) => Code::NotConfigured,
@@ -153,7 +159,10 @@ impl ServiceError {
     #[must_use]
     pub const fn retry_after(&self) -> Option<u32> {
         match self {
-            Self::RatesPending { retry_after_secs } => Some(*retry_after_secs),
+            Self::RatesPending { retry_after_secs }
+            | Self::Portal(PortalRefusal::TooManyAttempts { retry_after_secs }) => {
+                Some(*retry_after_secs)
+            }
             _ => None,
         }
     }

@@ -20,6 +20,7 @@ mod jobs;
 mod onboarding;
 mod outbox;
 mod partners;
+mod portal;
 pub mod process;
 mod quotes;
 mod rate_limits;
@@ -34,6 +35,7 @@ pub use jobs::JobStore;
 pub use onboarding::{OnboardingStore, OnboardingWrite};
 pub use outbox::OutboxStore;
 pub use partners::PartnerStore;
+pub use portal::PortalStore;
 pub use quotes::{Lead, QuoteStore};
 pub use rate_limits::RateLimitStore;
 pub use webhooks::WebhookStore;
@@ -41,8 +43,8 @@ pub use webhooks::WebhookStore;
 pub use {
     census::MockCensusStore, claims::MockClaimsStore, groups::MockGroupStore, health::MockHealth,
     idempotency::MockIdempotencyStore, jobs::MockJobStore, onboarding::MockOnboardingStore,
-    outbox::MockOutboxStore, partners::MockPartnerStore, quotes::MockQuoteStore,
-    rate_limits::MockRateLimitStore, webhooks::MockWebhookStore,
+    outbox::MockOutboxStore, partners::MockPartnerStore, portal::MockPortalStore,
+    quotes::MockQuoteStore, rate_limits::MockRateLimitStore, webhooks::MockWebhookStore,
 };
 
 /// Why a storage operation failed.
@@ -90,6 +92,10 @@ pub enum Conflict {
     /// change again on the new one).
     #[error("the onboarding checklist changed meanwhile; retry")]
     OnboardingMoved,
+    /// The set-password link was used, or replaced by a newer one,
+    /// meanwhile.
+    #[error("the link was already used")]
+    LinkUsed,
     /// A generated id collided (retry with a fresh one).
     #[error("id collision")]
     IdTaken,

@@ -77,6 +77,7 @@ where
                 .service(routes::enrollments::create_enrollment)
                 .service(routes::enrollments::list_enrollments)
                 .service(routes::enrollments::get_enrollment)
+                .service(routes::enrollments::create_portal_link)
                 .service(routes::events::list_events)
                 .service(routes::events::get_event)
                 .service(routes::test_helpers::finalize_quote)

@@ -126,6 +126,8 @@ pub struct AppState {
     pub events: Events,
     /// Webhook registration and the test ping.
     pub webhooks: Webhooks,
+    /// Employer-portal links (`portal_links`).
+    pub portal: domain::services::portal::Portal,
     /// Idempotency records.
     pub idempotency: Arc<dyn IdempotencyStore>,
     /// Rate-limit counters.

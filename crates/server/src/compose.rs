@@ -16,9 +16,11 @@ use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::jobs::Worker;
+use domain::services::mailbox::{EmailHandler, Mailbox};
 use domain::services::members::Members;
 use domain::services::onboarding::{Onboarding, OnboardingPorts, VerificationHandler};
 use domain::services::partners::Partners;
+use domain::services::portal::{Portal, PortalLinks, PortalPorts};
 use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
 use domain::services::webhooks::{WebhookPorts, WebhookSettings, Webhooks};
@@ -79,6 +81,8 @@ pub struct Shared {
     pub webhooks: WebhookSettings,
     /// Sends webhook deliveries (one client thread per process).
     pub deliverer: Arc<dyn domain::ports::Deliverer>,
+    /// Hashes portal passwords (Argon2id).
+    pub hasher: Arc<dyn domain::ports::PasswordHasher>,
 }
 
 impl Shared {
@@ -137,6 +141,7 @@ impl Shared {
             deliverer: Arc::new(crate::deliver::HttpDeliverer::start(
                 webhooks.allow_insecure_endpoints,
             )?),
+            hasher: Arc::new(web::Argon2id),
         })
     }
 
@@ -291,8 +296,8 @@ impl Services {
             Arc::clone(&p.clock),
             Arc::clone(&p.entropy),
         )
-        .with_mailer(Arc::clone(&self.shared.mailer))
         .with_public_base_url(&self.shared.public_base_url)
+        .with_portal(self.portal_links())
     }
 
     /// Members one at a time.
@@ -312,6 +317,34 @@ impl Services {
     fn waker(&self) -> Arc<dyn domain::ports::JobWaker> {
         let waker: Arc<dyn domain::ports::JobWaker> = self.shared.jobs_waker.clone();
         waker
+    }
+
+    /// Set-password links of the employer portal, their emails queued.
+    #[must_use]
+    pub fn portal_links(&self) -> PortalLinks {
+        PortalLinks::new(
+            Arc::clone(&self.stores.portal),
+            Arc::clone(&self.ports.sealer),
+            Mailbox::new(Arc::clone(&self.ports.sealer)),
+            &self.shared.public_base_url,
+        )
+    }
+
+    /// The employer portal's accounts and sessions; failed sign-ins count
+    /// against `failed_auth` per source address.
+    #[must_use]
+    pub fn portal(&self, failed_auth: domain::rate_limit::Policy) -> Portal {
+        let (s, p) = (&self.stores, &self.ports);
+        Portal::new(PortalPorts {
+            store: Arc::clone(&s.portal),
+            enrollments: Arc::clone(&s.quotes),
+            rate_limits: Arc::clone(&s.rate_limits),
+            clock: Arc::clone(&p.clock),
+            entropy: Arc::clone(&p.entropy),
+            hasher: Arc::clone(&self.shared.hasher),
+            links: self.portal_links(),
+            failed_auth,
+        })
     }
 
     /// Onboarding: the checklist behind the portal, the embedded endpoints
@@ -417,6 +450,7 @@ impl Services {
                 ),
                 price_on_plan: PriceOnPlanHandler::new(self.price_on_plan()),
                 verification: VerificationHandler::new(self.onboarding()),
+                email: EmailHandler::new(Arc::clone(&p.sealer), Arc::clone(&self.shared.mailer)),
             },
         )
     }
@@ -438,6 +472,7 @@ impl Services {
             embed_sessions: self.embed_sessions(),
             events: self.events(),
             webhooks: self.webhooks(),
+            portal: self.portal(config.limits.failed_auth()),
             idempotency: Arc::clone(&s.idempotency),
             rate_limits: Arc::clone(&s.rate_limits),
             health: Arc::clone(&s.health),

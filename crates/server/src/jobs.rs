@@ -1,6 +1,7 @@
 //! The background job worker of `serve`: it runs the market comparisons
-//! census writes enqueue and the price-on-plan pricings queued or left
-//! behind by a stopped process, on a thread of its own so a long simulation
+//! census writes enqueue, the price-on-plan pricings queued or left
+//! behind by a stopped process, the sandbox verifier's delayed answers and
+//! queued email, on a thread of its own so a long simulation
 //! never holds up HTTP workers. Jobs live in the database, so a job a stopped
 //! process had claimed is taken over by any process once that process is
 //! found dead (at once after an SQLite restart, within 10 s on PostgreSQL:
@@ -13,6 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use domain::job::{Job, JobKind};
 use domain::services::jobs::{JobHandler, JobOutput, Step, Worker};
+use domain::services::mailbox::EmailHandler;
 use domain::services::onboarding::VerificationHandler;
 use domain::services::price_on_plan::PriceOnPlanHandler;
 use domain::services::quotes::ComparisonHandler;
@@ -26,10 +28,11 @@ pub const IDLE_POLL: Duration = Duration::from_millis(500);
 pub const ERROR_BACKOFF: Duration = Duration::from_secs(2);
 
 /// The kinds this worker runs.
-pub const KINDS: [JobKind; 3] = [
+pub const KINDS: [JobKind; 4] = [
     JobKind::MarketComparison,
     JobKind::PriceOnPlan,
     JobKind::BusinessVerification,
+    JobKind::Email,
 ];
 
 /// The handler of each job kind.
@@ -41,6 +44,8 @@ pub struct JobHandlers {
     pub price_on_plan: PriceOnPlanHandler,
     /// The sandbox verifier's delayed answers.
     pub verification: VerificationHandler,
+    /// Queued email.
+    pub email: EmailHandler,
 }
 
 #[async_trait]
@@ -50,6 +55,7 @@ impl JobHandler for JobHandlers {
             JobKind::MarketComparison => self.comparison.run(job).await,
             JobKind::PriceOnPlan => self.price_on_plan.run(job).await,
             JobKind::BusinessVerification => self.verification.run(job).await,
+            JobKind::Email => self.email.run(job).await,
         }
     }
 }

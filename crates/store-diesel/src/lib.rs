@@ -89,6 +89,8 @@ macro_rules! backend_ops {
         mod outbox;
         #[path = "ops/partners.rs"]
         mod partners;
+        #[path = "ops/portal.rs"]
+        mod portal;
         #[path = "ops/processes.rs"]
         mod processes;
         #[path = "ops/quotes.rs"]
@@ -120,7 +122,8 @@ use domain::ids::ProcessId;
 use domain::store::process::ProcessStore;
 use domain::store::{
     CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OnboardingStore,
-    OutboxStore, PartnerStore, QuoteStore, RateLimitStore, StoreError, StoreResult, WebhookStore,
+    OutboxStore, PartnerStore, PortalStore, QuoteStore, RateLimitStore, StoreError, StoreResult,
+    WebhookStore,
 };
 
 pub use pg::PgStore;
@@ -307,6 +310,8 @@ pub struct Stores {
     pub quotes: Arc<dyn QuoteStore>,
     /// Onboarding checklists.
     pub onboarding: Arc<dyn OnboardingStore>,
+    /// Employer-portal accounts, links and sessions.
+    pub portal: Arc<dyn PortalStore>,
     /// The event outbox.
     pub outbox: Arc<dyn OutboxStore>,
     /// Background jobs.
@@ -332,6 +337,7 @@ impl Stores {
             + ClaimsStore
             + QuoteStore
             + OnboardingStore
+            + PortalStore
             + OutboxStore
             + JobStore
             + IdempotencyStore
@@ -348,6 +354,7 @@ impl Stores {
             claims: s.clone(),
             quotes: s.clone(),
             onboarding: s.clone(),
+            portal: s.clone(),
             outbox: s.clone(),
             jobs: s.clone(),
             idempotency: s.clone(),

@@ -33,7 +33,7 @@ pub(crate) fn mode(text: &str) -> R<Mode> {
 }
 
 /// The scope stored in a row's `partner_id` and `mode` columns.
-fn scope(partner_id: &str, mode_text: &str) -> R<Scope> {
+pub(crate) fn scope(partner_id: &str, mode_text: &str) -> R<Scope> {
     Ok(Scope::new(
         PartnerId::parse(partner_id).map_err(|_| corrupt("partner id", partner_id))?,
         mode(mode_text)?,

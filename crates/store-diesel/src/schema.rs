@@ -199,6 +199,44 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    portal_accounts (enrollment_id) {
+        enrollment_id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        group_id -> Text,
+        email -> Text,
+        password_hash -> Nullable<Text>,
+        failures -> Text,
+        locked_until -> Nullable<BigInt>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    portal_links (token_hash) {
+        token_hash -> Text,
+        enrollment_id -> Text,
+        token_sealed -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+        superseded_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    portal_sessions (id_hash) {
+        id_hash -> Text,
+        enrollment_id -> Nullable<Text>,
+        csrf -> Text,
+        created_at -> BigInt,
+        seen_at -> BigInt,
+    }
+}
+
+diesel::joinable!(portal_links -> portal_accounts (enrollment_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     partners,
     api_keys,
@@ -214,4 +252,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_endpoints,
     processes,
     creation_keys,
+    portal_accounts,
+    portal_links,
+    portal_sessions,
 );

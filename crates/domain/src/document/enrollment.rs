@@ -18,8 +18,12 @@ pub struct EmployerPortal {
     pub signin_url: String,
     /// `true` in test mode: no invitation email is sent.
     pub invite_suppressed: bool,
-    /// Where the admin sets a password.
-    pub set_password_url: String,
+    /// Where the admin sets a password: the newest unused link, `null`
+    /// once it is used or expired (no dead link is shown). Stored rows
+    /// leave it out; the link lives in `portal_links`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = true, required = true))]
+    pub set_password_url: Option<String>,
 }
 
 /// `signatory`: who signs for the company (the employer-portal admin in

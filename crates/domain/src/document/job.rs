@@ -32,6 +32,17 @@ pub struct VerificationDue {
     pub requested_at: i64,
 }
 
+/// An email waiting to be sent: the message (recipient, subject, text
+/// and HTML) sealed to the job ([`crate::services::mailbox`]), so that no
+/// address or link lies in the jobs table in clear.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmailDue {
+    /// [`crate::email::EmailKind::as_str`], for logs.
+    pub kind: String,
+    /// The sealed message, base64.
+    pub sealed: String,
+}
+
 /// A job's payload, by kind.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum JobPayload {
@@ -42,6 +53,8 @@ pub enum JobPayload {
     PriceOnPlan(Box<PricingPayload>),
     /// `business_verification`: the verification to answer.
     BusinessVerification(VerificationDue),
+    /// `email`: a message to send (retried while the server is away).
+    Email(EmailDue),
 }
 
 impl JobPayload {
@@ -52,6 +65,7 @@ impl JobPayload {
             Self::MarketComparison(_) => JobKind::MarketComparison,
             Self::PriceOnPlan(_) => JobKind::PriceOnPlan,
             Self::BusinessVerification(_) => JobKind::BusinessVerification,
+            Self::Email(_) => JobKind::Email,
         }
     }
 
@@ -64,6 +78,7 @@ impl JobPayload {
             Self::MarketComparison(c) => to_stored(c),
             Self::PriceOnPlan(p) => to_stored(p),
             Self::BusinessVerification(v) => to_stored(v),
+            Self::Email(e) => to_stored(e),
         }
     }
 
@@ -76,6 +91,7 @@ impl JobPayload {
         Ok(match kind {
             JobKind::MarketComparison => Self::MarketComparison(from_stored(text, Legacy::Camel)?),
             JobKind::PriceOnPlan => Self::PriceOnPlan(Box::new(from_stored(text, Legacy::Snake)?)),
+            JobKind::Email => Self::Email(from_stored(text, Legacy::Snake)?),
             JobKind::BusinessVerification => {
                 Self::BusinessVerification(from_stored(text, Legacy::Snake)?)
             }

@@ -74,7 +74,13 @@ fn a_legacy_enrollment_reads_and_round_trips() {
     assert_eq!(doc.signatory, None);
     let portal = doc.employer_portal.as_ref().unwrap();
     assert!(portal.invite_suppressed);
-    assert!(portal.set_password_url.ends_with("token=5f0c"));
+    assert!(
+        portal
+            .set_password_url
+            .as_deref()
+            .unwrap()
+            .ends_with("token=5f0c")
+    );
     let stored = doc.to_stored().unwrap();
     assert!(is_current(&stored) && !is_current(LEGACY_ENROLLMENT));
     for derived in ["next_steps", "onboarding", "status"] {

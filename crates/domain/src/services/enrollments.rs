@@ -17,9 +17,10 @@ use crate::group::{CompanyState, Group, GroupStatus, check_email, go_live};
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::mode::Mode;
 use crate::onboarding::Checklist;
-use crate::ports::{Clock, Entropy, Mailer, Minter};
+use crate::ports::{Clock, Entropy, Minter};
 use crate::quote::QuoteKind;
 use crate::scope::Scope;
+use crate::services::portal::{LinkFor, MintedLink, PortalLinks};
 use crate::services::quotes::group_pricing_digest;
 use crate::services::{EnrollmentRefusal, ServiceError, with_fresh_id};
 use crate::store::{Conflict, GroupStore, QuoteStore, StoreError};
@@ -57,6 +58,8 @@ pub struct EnrollmentView {
     pub enrollment: Enrollment,
     /// `sandbox` until the group goes live, then `prod`.
     pub company_state: Option<CompanyState>,
+    /// The employer portal (hosted mode) with its newest usable link.
+    pub employer_portal: Option<EmployerPortal>,
 }
 
 /// The enrollments service.
@@ -66,7 +69,7 @@ pub struct Enrollments {
     quotes: Arc<dyn QuoteStore>,
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
-    mailer: Option<Arc<dyn Mailer>>,
+    links: Option<PortalLinks>,
     public_base_url: String,
 }
 
@@ -84,7 +87,7 @@ impl Enrollments {
             quotes,
             clock,
             entropy,
-            mailer: None,
+            links: None,
             public_base_url: DEFAULT_PUBLIC_BASE_URL.to_owned(),
         }
     }
@@ -98,11 +101,12 @@ impl Enrollments {
         self
     }
 
-    /// Sends the hosted employer-portal invitation through `mailer` (live
-    /// mode only; without a mailer nothing is sent).
+    /// Provisions hosted enrollments into the employer portal: a
+    /// set-password link stored with the enrollment and, in live mode, the
+    /// invitation queued with it (without links, none is made).
     #[must_use]
-    pub fn with_mailer(mut self, mailer: Arc<dyn Mailer>) -> Self {
-        self.mailer = Some(mailer);
+    pub fn with_portal(mut self, links: PortalLinks) -> Self {
+        self.links = Some(links);
         self
     }
 
@@ -181,7 +185,6 @@ impl Enrollments {
             &start,
             input.onboarding_mode,
             scope.mode,
-            &minter,
         );
         body.signatory = Some(SignatoryDoc {
             name: input.signatory.name.trim().to_owned(),
@@ -201,8 +204,10 @@ impl Enrollments {
             }),
         };
         let enrollment = with_fresh_id(|| {
+            let id = minter.enrollment_id_at(now_ms);
+            let portal = self.invitation(&minter, scope, &id, group_id, &input, now_ms);
             let enrollment = Enrollment {
-                id: minter.enrollment_id_at(now_ms),
+                id,
                 scope: scope.clone(),
                 group_id: group_id.clone(),
                 quote_id: quote.id.clone(),
@@ -215,8 +220,14 @@ impl Enrollments {
             let events = [event(&enrollment.id)];
             let store = Arc::clone(&self.quotes);
             async move {
-                store.insert_enrollment(&enrollment, &events).await?;
-                Ok(enrollment)
+                let (link, jobs) = match &portal {
+                    Some(m) => (Some(m.link.clone()), m.jobs.as_slice()),
+                    None => (None, &[][..]),
+                };
+                store
+                    .insert_enrollment(&enrollment, &events, link, jobs)
+                    .await?;
+                Ok((enrollment, portal))
             }
         })
         .await
@@ -224,27 +235,70 @@ impl Enrollments {
             ServiceError::Conflict(Conflict::QuoteStale) => quote_refusal(QuoteUse::Stale),
             other => other,
         })?;
-        self.invite(&input, &enrollment, scope.mode).await;
+        let (enrollment, portal) = enrollment;
+        let employer_portal = portal_view(
+            &self.public_base_url,
+            &enrollment,
+            portal.map(|m| m.issued.set_password_url),
+        );
         Ok(EnrollmentView {
             enrollment,
             company_state: Some(CompanyState::Sandbox),
+            employer_portal,
         })
     }
 
-    /// Emails the hosted signatory the portal invitation, after the
-    /// enrollment is stored. Never in test mode; a failed send is logged by
-    /// the adapter and does not undo the enrollment.
-    async fn invite(&self, input: &EnrollmentInput, enrollment: &Enrollment, mode: Mode) {
-        let url = enrollment
-            .body
-            .employer_portal
-            .as_ref()
-            .map(|p| p.set_password_url.as_str());
-        if let (Some(mailer), Some(url), true) = (&self.mailer, url, deliverable(mode)) {
-            let _ = mailer
-                .send(&portal_invite(&input.signatory.email, url))
-                .await;
-        }
+    /// The hosted signatory's first set-password link, with the portal
+    /// invitation queued in live mode.
+    fn invitation(
+        &self,
+        minter: &Minter<'_>,
+        scope: &Scope,
+        id: &EnrollmentId,
+        group_id: &GroupId,
+        input: &EnrollmentInput,
+        now_ms: i64,
+    ) -> Option<MintedLink> {
+        let links = self.links.as_ref()?;
+        (input.onboarding_mode == OnboardingMode::Hosted).then(|| {
+            links.mint(
+                minter,
+                LinkFor {
+                    scope,
+                    enrollment: id,
+                    group: group_id,
+                    email: input.signatory.email.trim(),
+                },
+                now_ms,
+                portal_invite,
+            )
+        })
+    }
+
+    /// The view of a stored enrollment: the company state and the
+    /// portal's newest usable link.
+    async fn view(
+        &self,
+        enrollment: Enrollment,
+        company_state: Option<CompanyState>,
+    ) -> Result<EnrollmentView, ServiceError> {
+        let link = match &self.links {
+            Some(links) if enrollment.body.employer_portal.is_some() => links
+                .current(
+                    &enrollment.scope,
+                    &enrollment.id,
+                    self.clock.now_ms().div_euclid(1000),
+                )
+                .await?
+                .map(|l| l.set_password_url),
+            _ => None,
+        };
+        let employer_portal = portal_view(&self.public_base_url, &enrollment, link);
+        Ok(EnrollmentView {
+            enrollment,
+            company_state,
+            employer_portal,
+        })
     }
 
     /// Reads an enrollment of the scope.
@@ -258,10 +312,7 @@ impl Enrollments {
     ) -> Result<EnrollmentView, ServiceError> {
         let enrollment = self.quotes.enrollment(scope, id).await?;
         let group = self.groups.group(scope, &enrollment.group_id).await?;
-        Ok(EnrollmentView {
-            enrollment,
-            company_state: group.company_state,
-        })
+        self.view(enrollment, group.company_state).await
     }
 
     /// The group's enrollment, if any.
@@ -274,14 +325,10 @@ impl Enrollments {
         group_id: &GroupId,
     ) -> Result<Option<EnrollmentView>, ServiceError> {
         let group = self.groups.group(scope, group_id).await?;
-        Ok(self
-            .quotes
-            .group_enrollment(scope, group_id)
-            .await?
-            .map(|enrollment| EnrollmentView {
-                enrollment,
-                company_state: group.company_state,
-            }))
+        match self.quotes.group_enrollment(scope, group_id).await? {
+            Some(enrollment) => Ok(Some(self.view(enrollment, group.company_state).await?)),
+            None => Ok(None),
+        }
     }
 
     /// The provisioned company goes live: `sandbox` → `prod`, the group
@@ -352,6 +399,27 @@ pub const fn mode_str(mode: OnboardingMode) -> &'static str {
     }
 }
 
+/// The enrollment's `employer_portal` as partners see it: the sign-in
+/// page under this service's `public_base_url` (`base`; rows stored
+/// before may name another host) and `link`, the newest usable
+/// set-password link.
+fn portal_view(
+    base: &str,
+    enrollment: &Enrollment,
+    link: Option<String>,
+) -> Option<EmployerPortal> {
+    enrollment
+        .body
+        .employer_portal
+        .as_ref()
+        .map(|stored| EmployerPortal {
+            provisioned: stored.provisioned,
+            signin_url: format!("{base}/portal/sign-in"),
+            invite_suppressed: stored.invite_suppressed,
+            set_password_url: link,
+        })
+}
+
 fn quote_refusal(reason: QuoteUse) -> ServiceError {
     EnrollmentRefusal::QuoteUnusable(reason).into()
 }
@@ -405,17 +473,14 @@ fn document(
     start: &str,
     mode: OnboardingMode,
     key_mode: Mode,
-    minter: &Minter<'_>,
 ) -> EnrollmentDocument {
-    let employer_portal = (mode == OnboardingMode::Hosted).then(|| {
-        let token = hex::encode(minter.secret32());
-        EmployerPortal {
-            provisioned: true,
-            signin_url: format!("{base}/portal/sign-in"),
-            set_password_url: format!("{base}/portal/set-password?token={token}"),
-            // Test mode never sends email.
-            invite_suppressed: !deliverable(key_mode),
-        }
+    let employer_portal = (mode == OnboardingMode::Hosted).then(|| EmployerPortal {
+        provisioned: true,
+        signin_url: format!("{base}/portal/sign-in"),
+        // The link lives in `portal_links`; the view shows it.
+        set_password_url: None,
+        // Test mode never sends email.
+        invite_suppressed: !deliverable(key_mode),
     });
     EnrollmentDocument {
         start_date: start.to_owned(),

@@ -141,6 +141,9 @@ pub enum OnboardingRefusal {
     /// A hosted enrollment's onboarding runs in the portal (`conflict`).
     #[error("onboarding runs in the employer portal")]
     HostedOnly,
+    /// An embedded enrollment has no employer portal (`conflict`).
+    #[error("an embedded enrollment has no employer portal; its onboarding runs through the API")]
+    EmbeddedHasNoPortal,
 }
 
 impl OnboardingRefusal {
@@ -148,6 +151,49 @@ impl OnboardingRefusal {
     #[must_use]
     pub const fn code(self) -> Code {
         Code::Conflict
+    }
+}
+
+/// Why the employer portal refused (onboarding §3). Sign-in failures
+/// never say which part was wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PortalRefusal {
+    /// The set-password link was used or replaced by a newer one
+    /// (`conflict`).
+    #[error("this link was already used")]
+    LinkUsed,
+    /// The set-password link is more than 7 days old (`conflict`).
+    #[error("this link expired")]
+    LinkExpired,
+    /// No such set-password link (`not_found`).
+    #[error("this link is not valid")]
+    LinkUnknown,
+    /// Unknown address, wrong password or a locked account — one answer
+    /// for all three (`unauthorized`).
+    #[error("the email address or password is not correct")]
+    SignInFailed,
+    /// The source address made too many failed sign-ins (`rate_limited`).
+    #[error("too many failed sign-ins; try again in {retry_after_secs} s")]
+    TooManyAttempts {
+        /// Seconds until the window ends.
+        retry_after_secs: u32,
+    },
+    /// The enrollment names no signatory to give the portal to
+    /// (`conflict`).
+    #[error("the enrollment names no signatory")]
+    NoSignatory,
+}
+
+impl PortalRefusal {
+    /// The envelope's code.
+    #[must_use]
+    pub const fn code(self) -> Code {
+        match self {
+            Self::LinkUsed | Self::LinkExpired | Self::NoSignatory => Code::Conflict,
+            Self::LinkUnknown => Code::NotFound,
+            Self::SignInFailed => Code::Unauthorized,
+            Self::TooManyAttempts { .. } => Code::RateLimited,
+        }
     }
 }
 

@@ -107,7 +107,9 @@ pub trait QuoteStore: Send + Sync {
     ) -> StoreResult<Page<Quote>>;
 
     /// Stores the group's enrollment, moves the group to `enrolled` with
-    /// company state `sandbox`, and appends `events`, in one transaction.
+    /// company state `sandbox`, and appends `events`, in one transaction —
+    /// with, for a hosted enrollment, its employer-portal account, its first
+    /// set-password link `portal` and `jobs` (the invitation email).
     ///
     /// # Errors
     /// MUST return [`Conflict::AlreadyEnrolled`](crate::store::Conflict::AlreadyEnrolled) when the group has one,
@@ -119,6 +121,8 @@ pub trait QuoteStore: Send + Sync {
         &self,
         enrollment: &Enrollment,
         events: &[NewEvent],
+        portal: Option<crate::portal::NewLink>,
+        jobs: &[crate::job::NewJob],
     ) -> StoreResult<()>;
 
     /// Reads an enrollment of the scope.

@@ -1,6 +1,7 @@
 //! Enrollments: `POST /groups/{groupId}/enrollments`, `GET
-//! /groups/{groupId}/enrollments` and `GET /enrollments/{id}` (contract
-//! section 3, Enrollments).
+//! /groups/{groupId}/enrollments`, `GET /enrollments/{id}` (contract
+//! section 3, Enrollments) and `POST /enrollments/{id}/portal_links`
+//! (onboarding §3).
 
 use actix_web::{HttpRequest, get, post, web};
 
@@ -18,7 +19,7 @@ use crate::page;
 use crate::reply::Reply;
 use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
 use crate::state::AppState;
-use crate::wire::enrollments::{EnrollmentInput, EnrollmentList, EnrollmentOut};
+use crate::wire::enrollments::{EnrollmentInput, EnrollmentList, EnrollmentOut, PortalLinkOut};
 
 /// The domain's input from the wire's, every bad field named.
 fn input(wire: EnrollmentInput) -> Result<DomainInput, ApiError> {
@@ -219,4 +220,46 @@ pub async fn get_enrollment(
         &view,
         Style::of(caller.principal.partner.kind),
     )?)
+}
+
+/// Create a fresh set-password link of the employer portal (hosted mode).
+///
+/// The link works once, for 7 days; the enrollment's older unused links
+/// stop working, and `employer_portal.set_password_url` shows the new one.
+/// In live mode it is also emailed to the signatory (test mode sends no
+/// email).
+#[utoipa::path(
+    tag = "Enrollments",
+    operation_id = "create_portal_link",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    responses(
+        (status = 201, description = "The new link", body = PortalLinkOut),
+        (status = 404, description = "No such enrollment for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such enrollment in this mode"})),
+        (status = 409, description = "An embedded enrollment has no employer portal", body = ErrorBody,
+         example = json!({"error": "conflict", "message": "an embedded enrollment has no employer portal; its onboarding runs through the API"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/enrollments/{id}/portal_links")]
+pub async fn create_portal_link(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    const MISSING: &str = "no such enrollment in this mode";
+    let id = EnrollmentId::parse(&path).map_err(|_| ApiError::not_found(MISSING))?;
+    let link = state
+        .portal
+        .new_link(&caller.principal.scope(), &id)
+        .await
+        .map_err(|e| not_found_as(e, MISSING))?;
+    Reply::created(
+        &PortalLinkOut::of(&link),
+        &format!("/v1/enrollments/{}", id.as_str()),
+    )
 }

@@ -216,9 +216,39 @@ impl EnrollmentOut {
                     .collect::<Result<_, _>>()?,
             },
             next_steps: c.next_steps(e.onboarding_mode),
-            employer_portal: e.body.employer_portal.clone(),
+            employer_portal: v.employer_portal.clone(),
             created_at: timestamp(e.created_at),
         })
+    }
+}
+
+/// A fresh set-password link of the employer portal (`POST
+/// /enrollments/{id}/portal_links`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "set_password_url": "http://127.0.0.1:8080/portal/set-password?token=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "signin_url": "http://127.0.0.1:8080/portal/sign-in",
+    "expires_at": "2026-12-03T13:14:00Z"
+}))]
+pub struct PortalLinkOut {
+    /// Works once, for 7 days; older unused links stopped working.
+    pub set_password_url: String,
+    /// Where the admin signs in.
+    pub signin_url: String,
+    /// When the link stops working.
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+}
+
+impl PortalLinkOut {
+    /// The answer for an issued link.
+    #[must_use]
+    pub fn of(link: &domain::services::portal::IssuedLink) -> Self {
+        Self {
+            set_password_url: link.set_password_url.clone(),
+            signin_url: link.signin_url.clone(),
+            expires_at: timestamp(link.expires_at),
+        }
     }
 }
 

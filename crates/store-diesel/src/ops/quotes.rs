@@ -10,7 +10,8 @@ use domain::enrollment::Enrollment;
 use domain::event::NewEvent;
 use domain::group::{CompanyState, GroupStatus};
 use domain::ids::{EnrollmentId, GroupId, QuoteId};
-use domain::job::JobState;
+use domain::job::{JobState, NewJob};
+use domain::portal::NewLink;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::quote::QuoteKind;
 use domain::quote::{Quote, QuoteStatus};
@@ -21,6 +22,7 @@ use domain::store::{Conflict, Lead, QuoteStore, StoreError, StoreResult};
 use super::census::member_row;
 use super::groups::{advance, domain_held, load_group, lock_group};
 use super::outbox::append_events;
+use super::portal::put_link;
 use super::shared::insert_members;
 use super::{Conn, Store};
 use crate::error::{TxError, db};
@@ -225,8 +227,14 @@ impl QuoteStore for Store {
         &self,
         enrollment: &Enrollment,
         events: &[NewEvent],
+        portal: Option<NewLink>,
+        jobs: &[NewJob],
     ) -> StoreResult<()> {
         let row = EnrollmentRow::new(enrollment)?;
+        let job_rows = jobs
+            .iter()
+            .map(JobRow::new)
+            .collect::<StoreResult<Vec<_>>>()?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let scope = &enrollment.scope;
@@ -276,6 +284,9 @@ impl QuoteStore for Store {
                 enrollment.created_at,
             )
             .await?;
+            if let Some(link) = &portal {
+                put_link(c, scope, link, &job_rows).await?;
+            }
             append_events(c, events, enrollment.created_at.saturating_mul(1000)).await?;
             Ok::<_, TxError>(())
         })

@@ -118,7 +118,10 @@ async fn rows_of_the_previous_version_read_and_are_rewritten_once(t: TestDb) {
     lead.body = QuoteDocument::PriceOnPlan(Box::new(price_on_plan_document()));
     s.quotes.insert_quote(&lead, &[]).await.unwrap();
     let e = enrollment(1, &market, 102);
-    s.quotes.insert_enrollment(&e, &[]).await.unwrap();
+    s.quotes
+        .insert_enrollment(&e, &[], None, &[])
+        .await
+        .unwrap();
     set(
         db,
         "quotes",

@@ -36,6 +36,10 @@ pub fn payload(kind: JobKind, n: u32) -> JobPayload {
             )
             .unwrap()
         }
+        JobKind::Email => JobPayload::Email(domain::document::job::EmailDue {
+            kind: "portal_invite".to_owned(),
+            sealed: format!("sealed-{n}"),
+        }),
         JobKind::BusinessVerification => {
             JobPayload::BusinessVerification(domain::document::job::VerificationDue {
                 enrollment_id: domain::ids::EnrollmentId::from_bytes([0, 4, 0, 0, 0, 1]),

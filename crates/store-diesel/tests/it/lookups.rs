@@ -308,7 +308,7 @@ async fn activity_counts_what_the_partner_did_in_each_mode(t: TestDb) {
     }
     for (n, q) in [(1, &quotes[0]), (2, &quotes[3])] {
         s.quotes
-            .insert_enrollment(&enrollment(n, q, 400), &[])
+            .insert_enrollment(&enrollment(n, q, 400), &[], None, &[])
             .await
             .unwrap();
     }
@@ -391,7 +391,7 @@ async fn an_enrollment_on_an_earlier_census_is_refused_under_the_lock(t: TestDb)
     s.quotes.insert_quote(&q, &[]).await.unwrap();
     let refused = s
         .quotes
-        .insert_enrollment(&enrollment(1, &q, 400), &[])
+        .insert_enrollment(&enrollment(1, &q, 400), &[], None, &[])
         .await;
     assert!(
         matches!(refused, Err(StoreError::Conflict(Conflict::QuoteStale))),

@@ -47,7 +47,10 @@ async fn enrolled(t: &TestDb, scope: &Scope) -> domain::enrollment::Enrollment {
     q.rating_digest = group_pricing_digest(&s.groups.group(scope, &g.id).await.unwrap());
     s.quotes.insert_quote(&q, &[]).await.unwrap();
     let e = enrollment(1, &q, 400);
-    s.quotes.insert_enrollment(&e, &[]).await.unwrap();
+    s.quotes
+        .insert_enrollment(&e, &[], None, &[])
+        .await
+        .unwrap();
     e
 }
 

@@ -34,7 +34,9 @@ impl JobHandler for PriceOnPlanHandler {
     async fn run(&self, job: &Job) -> Result<JobOutput, String> {
         let payload: PricingPayload = match &job.job.payload {
             JobPayload::PriceOnPlan(p) => (**p).clone(),
-            JobPayload::MarketComparison(_) | JobPayload::BusinessVerification(_) => {
+            JobPayload::MarketComparison(_)
+            | JobPayload::BusinessVerification(_)
+            | JobPayload::Email(_) => {
                 return Err("a price-on-plan job needs a pricing payload".to_owned());
             }
         };

@@ -106,7 +106,9 @@ impl JobHandler for ComparisonHandler {
         };
         let counts = match &job.job.payload {
             JobPayload::MarketComparison(c) => *c,
-            JobPayload::PriceOnPlan(_) | JobPayload::BusinessVerification(_) => {
+            JobPayload::PriceOnPlan(_)
+            | JobPayload::BusinessVerification(_)
+            | JobPayload::Email(_) => {
                 return Err("a market comparison needs the census counts".to_owned());
             }
         };
