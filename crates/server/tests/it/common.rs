@@ -3,6 +3,7 @@
 //! must satisfy.
 
 pub mod serve_process;
+pub mod webdriver;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

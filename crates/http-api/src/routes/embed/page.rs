@@ -56,7 +56,7 @@ dl{{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12
 dl div{{border:1px solid #e4e7eb;border-radius:8px;padding:12px}}\
 dt{{font-size:12px;color:#52606d;text-transform:uppercase;letter-spacing:.04em}}\
 dd{{margin:4px 0 0;font-size:20px;font-weight:600}}.save dd{{color:#0b7a4b}}\
-small{{color:#7b8794}}</style></head><body>{body}</body></html>\n",
+small{{color:#52606d}}</style></head><body>{body}</body></html>\n",
         escape(title)
     )
 }
