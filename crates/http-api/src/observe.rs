@@ -107,11 +107,21 @@ fn cause_of(res: &ServiceResponse<BoxBody>) -> String {
     text
 }
 
-/// Puts the envelope on error answers that lack it, names the request id
-/// in a 500 and re-cases `details[].field` for camelCase callers.
+/// Puts the envelope on error answers that lack it (HTML pages aside),
+/// names the request id in a 500 and re-cases `details[].field` for
+/// camelCase callers.
 async fn finish(res: ServiceResponse<BoxBody>, id: &str) -> ServiceResponse<BoxBody> {
     let status = res.status();
     if !(status.is_client_error() || status.is_server_error()) {
+        return res;
+    }
+    // An HTML page (the employer portal's) explains itself to a person.
+    let html = res
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if html {
         return res;
     }
     let style = style_of(res.request());

@@ -363,6 +363,7 @@ impl Services {
             deposits: Arc::new(Deposits::new(Arc::clone(&p.entropy))),
             waker: self.waker(),
             plans: Arc::clone(&self.shared.catalogue),
+            census: Arc::clone(&s.census),
         })
     }
 
@@ -455,6 +456,18 @@ impl Services {
         )
     }
 
+    /// The employer portal's state: its services, with the failed-auth
+    /// limit of `config` and `Secure` cookies when `public_base_url` is
+    /// https.
+    #[must_use]
+    pub fn portal_state(&self, config: &HttpConfig) -> web::PortalState {
+        web::PortalState {
+            portal: self.portal(config.limits.failed_auth()),
+            onboarding: self.onboarding(),
+            secure_cookies: self.shared.public_base_url.starts_with("https://"),
+        }
+    }
+
     /// The HTTP application's state, configured by `config`.
     #[must_use]
     pub fn app_state(&self, config: HttpConfig) -> AppState {
@@ -482,4 +495,22 @@ impl Services {
             config: Arc::new(config),
         }
     }
+}
+
+/// The whole HTTP application over `services`: the JSON API (`/v1`, the
+/// reference at `/docs`) and the employer portal (`/portal/`).
+pub fn app(
+    services: Services,
+    config: HttpConfig,
+) -> actix_web::App<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let portal = services.portal_state(&config);
+    http_api::app(services.app_state(config)).configure(web::configure(portal))
 }

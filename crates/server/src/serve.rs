@@ -77,6 +77,7 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
     spawn_dispatcher(&owned, &ports, &parts)?;
     spawn_background("purge", &owned, crate::purge::task(&ports))?;
     let listen = settings.listen;
+    let portal_base = parts.public_base_url.clone();
     let served = actix_web::rt::System::new().block_on(async move {
         let listener =
             crate::listener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
@@ -90,7 +91,7 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
                 tracing::error!(error = %e, "cannot open the PostgreSQL pool");
                 std::process::exit(1)
             });
-            http_api::app(Services::new(&stores, &ports, &parts).app_state(config.clone()))
+            compose::app(Services::new(&stores, &ports, &parts), config.clone())
         })
         .with_context(|| format!("cannot listen on {listen}"))?;
         if json {
@@ -100,6 +101,10 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
             );
         } else {
             println!("Listening on http://{addr} (API at /v1, reference at /docs)");
+            println!(
+                "Employer portal: {}/portal/sign-in (a hosted enrollment's employer_portal.set_password_url opens it)",
+                portal_base
+            );
         }
         let _ = std::io::stdout().flush();
         server.await.context("the HTTP server failed")

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
+use crate::census::StoredMember;
 use crate::document::JobPayload;
 use crate::document::job::VerificationDue;
 use crate::enrollment::Enrollment;
@@ -29,13 +30,15 @@ use crate::onboarding::{
     BankAccount, EnrollmentStatus, Invitations, Progress, Signature, StepId, StepStatus, StepView,
     Verification, VerifierAnswer, enrollment_status,
 };
+use crate::page::PageRequest;
 use crate::plans::PlanInfo;
 use crate::ports::{
     BusinessVerifier, Clock, Entropy, JobWaker, MicroDeposits, Sealer, VerificationRequest,
 };
+use crate::quote::Quote;
 use crate::scope::Scope;
 use crate::services::{OnboardingRefusal, ServiceError};
-use crate::store::{GroupStore, OnboardingStore, QuoteStore};
+use crate::store::{CensusStore, GroupStore, OnboardingStore, QuoteStore};
 
 pub use handler::VerificationHandler;
 pub use inputs::{BankInput, PlanInput, ProfileInput, SignInput};
@@ -66,6 +69,8 @@ pub struct OnboardingPorts {
     pub waker: Arc<dyn JobWaker>,
     /// The plan catalogue (the documents signed).
     pub plans: Arc<Vec<PlanInfo>>,
+    /// The roster (the employees invited).
+    pub census: Arc<dyn CensusStore>,
 }
 
 /// The onboarding service.
@@ -139,6 +144,49 @@ impl Onboarding {
         let enrollment = self.ports.quotes.enrollment(scope, id).await?;
         let group = self.ports.groups.group(scope, &enrollment.group_id).await?;
         Ok(OnboardingView::of(enrollment, group))
+    }
+
+    /// An enrollment's onboarding with the quote it was made from (the
+    /// employer portal's dashboard).
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope.
+    pub async fn overview(
+        &self,
+        scope: &Scope,
+        id: &EnrollmentId,
+    ) -> Result<(OnboardingView, Quote), ServiceError> {
+        let view = self.view(scope, id).await?;
+        let quote = self
+            .ports
+            .quotes
+            .quote(scope, &view.enrollment.quote_id)
+            .await?;
+        Ok((view, quote))
+    }
+
+    /// The enrollment's roster: the group's census members, in census
+    /// order (at most [`crate::page::MAX_LIMIT`]), with the
+    /// onboarding view (whether invitations were sent).
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] outside the scope.
+    pub async fn roster(
+        &self,
+        scope: &Scope,
+        id: &EnrollmentId,
+    ) -> Result<(OnboardingView, Vec<StoredMember>), ServiceError> {
+        let view = self.view(scope, id).await?;
+        let page = self
+            .ports
+            .census
+            .census_page(
+                scope,
+                &view.enrollment.group_id,
+                &PageRequest::first(crate::page::MAX_LIMIT),
+            )
+            .await?;
+        Ok((view, page.items))
     }
 
     /// The plan documents the signatory signs for the saved choices.

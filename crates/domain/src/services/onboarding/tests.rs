@@ -199,6 +199,7 @@ fn service(world: &World, options: Options) -> Onboarding {
         deposits: Arc::new(deposits),
         waker: Arc::new(waker),
         plans: Arc::new(plans),
+        census: Arc::new(crate::store::MockCensusStore::new()),
     })
 }
 

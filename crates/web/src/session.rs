@@ -1,0 +1,124 @@
+//! The portal's session on the browser side: the cookie (HttpOnly,
+//! SameSite=Lax, Path=/portal, Secure when `public_base_url` is https),
+//! the [`Admin`] extractor that yields the signed-in account or sends the
+//! browser to sign-in — so a handler cannot forget the check — and the
+//! CSRF check every POST makes against its session's token.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::cookie::{Cookie, SameSite, time::Duration};
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest, HttpResponseBuilder, web};
+use domain::portal::{PortalAccount, SESSION_MAX_SECS, digest};
+
+use crate::PortalState;
+use crate::errors::PageError;
+
+/// The session cookie's name.
+pub const COOKIE: &str = "portal_session";
+
+/// The session id the browser sent, if any.
+#[must_use]
+pub fn cookie_of(req: &HttpRequest) -> Option<String> {
+    req.cookie(COOKIE).map(|c| c.value().to_owned())
+}
+
+/// The session cookie holding `id`.
+#[must_use]
+pub fn session_cookie(id: &str, secure: bool) -> Cookie<'static> {
+    Cookie::build(COOKIE, id.to_owned())
+        .path("/portal")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .max_age(Duration::seconds(SESSION_MAX_SECS))
+        .finish()
+}
+
+/// Sets the session cookie to `id`.
+pub fn set_cookie(res: &mut HttpResponseBuilder, id: &str, secure: bool) {
+    res.cookie(session_cookie(id, secure));
+}
+
+/// Removes the session cookie.
+pub fn clear_cookie(res: &mut HttpResponseBuilder, secure: bool) {
+    let mut c = Cookie::build(COOKIE, "")
+        .path("/portal")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .finish();
+    c.make_removal();
+    res.cookie(c);
+}
+
+/// Whether a form's `csrf` field is its session's token (compared in
+/// constant time: both are hashed first).
+#[must_use]
+pub fn csrf_ok(sent: &str, expected: &str) -> bool {
+    !expected.is_empty() && digest(sent) == digest(expected)
+}
+
+/// The signed-in admin of the request: their account and the session's
+/// CSRF token. A request without a live signed-in session is sent to
+/// sign-in.
+#[derive(Debug, Clone)]
+pub struct Admin {
+    /// The account (its enrollment is the only company the pages show).
+    pub account: PortalAccount,
+    /// The session's CSRF token.
+    pub csrf: String,
+}
+
+impl Admin {
+    /// Refuses a POST whose CSRF token is not the session's: back to the
+    /// page, nothing done.
+    ///
+    /// # Errors
+    /// [`PageError::Redirect`] to `back`.
+    pub fn check(&self, sent: &str, back: &str) -> Result<(), PageError> {
+        if csrf_ok(sent, &self.csrf) {
+            Ok(())
+        } else {
+            Err(PageError::Redirect(back.to_owned()))
+        }
+    }
+}
+
+impl FromRequest for Admin {
+    type Error = PageError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<PortalState>>().cloned();
+        let cookie = cookie_of(req);
+        Box::pin(async move {
+            let Some(state) = state else {
+                return Err(PageError::NotFound);
+            };
+            match state.portal.session(cookie.as_deref()).await? {
+                Some(s) => match s.account {
+                    Some(account) => Ok(Self {
+                        account,
+                        csrf: s.csrf,
+                    }),
+                    None => Err(PageError::Redirect("/portal/sign-in".to_owned())),
+                },
+                None => Err(PageError::Redirect("/portal/sign-in".to_owned())),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_sessions_own_token_passes() {
+        assert!(csrf_ok("abc", "abc"));
+        assert!(!csrf_ok("abd", "abc"));
+        assert!(!csrf_ok("", ""));
+    }
+}

@@ -1,0 +1,495 @@
+//! One page per checklist step (onboarding §1), each with its form and
+//! inline errors: the same rules and messages as the API, because every
+//! form goes to the same `domain::services::onboarding` method the API
+//! uses. A step that waits for another, or that the company's go-live
+//! closed, says so instead of showing a form.
+
+mod page;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{LOCATION, USER_AGENT};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use domain::error::FieldError;
+use domain::onboarding::StepId;
+use domain::onboarding::fields::AddressInput;
+use domain::services::ServiceError;
+use domain::services::onboarding::{BankInput, PlanInput, ProfileInput, SignInput};
+use serde::Deserialize;
+
+use crate::PortalState;
+use crate::company::slug;
+use crate::errors::PageError;
+use crate::session::Admin;
+use crate::view::html;
+
+use page::{Submitted, step_page};
+
+fn step_of(segment: &str) -> Result<StepId, PageError> {
+    StepId::parse(&segment.replace('-', "_")).ok_or(PageError::NotFound)
+}
+
+fn redirect(to: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((LOCATION, to.to_owned()))
+        .finish()
+}
+
+/// A step's page.
+#[get("/steps/{step}")]
+pub(crate) async fn show(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    path: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let step = step_of(&path)?;
+    render(&state, &admin, step, None).await
+}
+
+/// Renders `step`'s page, with a refused submission when there is one.
+pub(crate) async fn render(
+    state: &PortalState,
+    admin: &Admin,
+    step: StepId,
+    submitted: Option<Submitted>,
+) -> Result<HttpResponse, PageError> {
+    let a = &admin.account;
+    let view = state.onboarding.view(&a.scope, &a.enrollment_id).await?;
+    let documents = if step == StepId::PlanSetup {
+        match state.onboarding.documents(&a.scope, &a.enrollment_id).await {
+            Ok(docs) => docs,
+            Err(ServiceError::Onboarding(_)) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        Vec::new()
+    };
+    let status = if submitted.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    let page = step_page(&view, step, &admin.csrf, &documents, submitted);
+    Ok(html(status, &page))
+}
+
+/// What a step's POST did: back to the page after a success, or the page
+/// again with the refusal.
+pub(crate) async fn finish(
+    state: &PortalState,
+    admin: &Admin,
+    step: StepId,
+    form: Submitted,
+    result: Result<(), ServiceError>,
+    then: &str,
+) -> Result<HttpResponse, PageError> {
+    match result {
+        Ok(()) => Ok(redirect(then)),
+        Err(ServiceError::Invalid(errors)) => {
+            render(state, admin, step, Some(form.with_errors(errors))).await
+        }
+        Err(
+            e @ (ServiceError::Onboarding(_) | ServiceError::Conflict(_) | ServiceError::Portal(_)),
+        ) => render(state, admin, step, Some(form.with_notice(e.message()))).await,
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn some(text: &str) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_owned())
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ProfileForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    legal_name: String,
+    #[serde(default)]
+    ein: String,
+    #[serde(default)]
+    entity_type: String,
+    #[serde(default)]
+    line1: String,
+    #[serde(default)]
+    line2: String,
+    #[serde(default)]
+    city: String,
+    #[serde(default)]
+    state: String,
+    #[serde(default)]
+    zip: String,
+    #[serde(default)]
+    phone: String,
+    #[serde(default)]
+    signatory_title: String,
+}
+
+/// Saves the company profile.
+#[post("/steps/company-profile")]
+pub(crate) async fn save_profile(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    form: web::Form<ProfileForm>,
+) -> Result<HttpResponse, PageError> {
+    admin.check(&form.csrf, "/portal/steps/company-profile")?;
+    let f = form.into_inner();
+    let input = ProfileInput {
+        legal_name: some(&f.legal_name),
+        ein: some(&f.ein),
+        entity_type: some(&f.entity_type),
+        address: Some(AddressInput {
+            line1: some(&f.line1),
+            line2: some(&f.line2),
+            city: some(&f.city),
+            state: some(&f.state),
+            zip: some(&f.zip),
+        }),
+        phone: some(&f.phone),
+        signatory_title: some(&f.signatory_title),
+    };
+    let a = &admin.account;
+    let result = state
+        .onboarding
+        .save_profile(&a.scope, &a.enrollment_id, input)
+        .await
+        .map(drop);
+    let submitted = Submitted::values(
+        "profile",
+        &[
+            ("legal_name", &f.legal_name),
+            ("ein", &f.ein),
+            ("entity_type", &f.entity_type),
+            ("line1", &f.line1),
+            ("line2", &f.line2),
+            ("city", &f.city),
+            ("state", &f.state),
+            ("zip", &f.zip),
+            ("phone", &f.phone),
+            ("signatory_title", &f.signatory_title),
+        ],
+    );
+    let then = format!(
+        "/portal/dashboard?saved={}",
+        StepId::CompanyProfile.as_str()
+    );
+    finish(
+        &state,
+        &admin,
+        StepId::CompanyProfile,
+        submitted,
+        result,
+        &then,
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+struct CsrfOnly {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// Asks the business verifier.
+#[post("/steps/business-verification")]
+pub(crate) async fn verify(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    form: web::Form<CsrfOnly>,
+) -> Result<HttpResponse, PageError> {
+    let back = format!("/portal/steps/{}", slug(StepId::BusinessVerification));
+    admin.check(&form.csrf, &back)?;
+    let a = &admin.account;
+    let result = state
+        .onboarding
+        .request_verification(&a.scope, &a.enrollment_id)
+        .await
+        .map(drop);
+    let submitted = Submitted::values("verify", &[]);
+    finish(
+        &state,
+        &admin,
+        StepId::BusinessVerification,
+        submitted,
+        result,
+        &back,
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+struct BankForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    routing_number: String,
+    #[serde(default)]
+    account_number: String,
+    #[serde(default)]
+    account_type: String,
+    #[serde(default)]
+    holder_name: String,
+}
+
+/// Saves a bank account and sends its micro-deposits.
+#[post("/steps/banking/account")]
+pub(crate) async fn save_bank(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    form: web::Form<BankForm>,
+) -> Result<HttpResponse, PageError> {
+    admin.check(&form.csrf, "/portal/steps/banking")?;
+    let f = form.into_inner();
+    let a = &admin.account;
+    let result = state
+        .onboarding
+        .save_bank(
+            &a.scope,
+            &a.enrollment_id,
+            BankInput {
+                routing_number: some(&f.routing_number),
+                account_number: some(&f.account_number),
+                account_type: some(&f.account_type),
+                holder_name: some(&f.holder_name),
+            },
+        )
+        .await
+        .map(drop);
+    // The account number is never shown again, not even after an error.
+    let submitted = Submitted::values(
+        "bank",
+        &[
+            ("routing_number", &f.routing_number),
+            ("account_type", &f.account_type),
+            ("holder_name", &f.holder_name),
+        ],
+    );
+    finish(
+        &state,
+        &admin,
+        StepId::Banking,
+        submitted,
+        result,
+        "/portal/steps/banking",
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+struct DepositsForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    first_amount: String,
+    #[serde(default)]
+    second_amount: String,
+}
+
+/// Checks the two micro-deposit amounts.
+#[post("/steps/banking/deposits")]
+pub(crate) async fn confirm_deposits(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    form: web::Form<DepositsForm>,
+) -> Result<HttpResponse, PageError> {
+    admin.check(&form.csrf, "/portal/steps/banking")?;
+    let submitted = Submitted::values(
+        "deposits",
+        &[
+            ("first_amount", &form.first_amount),
+            ("second_amount", &form.second_amount),
+        ],
+    );
+    let amounts: Option<Vec<i64>> = [&form.first_amount, &form.second_amount]
+        .iter()
+        .map(|t| t.trim().parse().ok())
+        .collect();
+    let result = match amounts {
+        Some(amounts) => {
+            let a = &admin.account;
+            state
+                .onboarding
+                .confirm_deposits(&a.scope, &a.enrollment_id, &amounts)
+                .await
+                .map(drop)
+        }
+        None => Err(ServiceError::Invalid(vec![FieldError::new(
+            "amounts_cents",
+            "must be two amounts of 1 to 99 cents",
+        )])),
+    };
+    finish(
+        &state,
+        &admin,
+        StepId::Banking,
+        submitted,
+        result,
+        "/portal/steps/banking",
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+struct PlanForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    plan_id: String,
+    #[serde(default)]
+    employer_contribution_pct: String,
+    #[serde(default)]
+    waiting_period: String,
+    #[serde(default)]
+    min_hours_per_week: String,
+}
+
+/// A whole number, or a field error naming `field`.
+fn number(field: &'static str, text: &str, errors: &mut Vec<FieldError>) -> Option<i64> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    t.parse().map_or_else(
+        |_| {
+            errors.push(FieldError::new(field, "must be a whole number"));
+            None
+        },
+        Some,
+    )
+}
+
+/// Saves the plan choices.
+#[post("/steps/plan-setup/choices")]
+pub(crate) async fn save_plan(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    form: web::Form<PlanForm>,
+) -> Result<HttpResponse, PageError> {
+    admin.check(&form.csrf, "/portal/steps/plan-setup")?;
+    let f = form.into_inner();
+    let mut errors = Vec::new();
+    let pct = number(
+        "employer_contribution_pct",
+        &f.employer_contribution_pct,
+        &mut errors,
+    );
+    let hours = number("min_hours_per_week", &f.min_hours_per_week, &mut errors);
+    let result = if errors.is_empty() {
+        let a = &admin.account;
+        state
+            .onboarding
+            .save_plan(
+                &a.scope,
+                &a.enrollment_id,
+                PlanInput {
+                    plan_id: some(&f.plan_id),
+                    employer_contribution_pct: pct,
+                    waiting_period: some(&f.waiting_period),
+                    min_hours_per_week: hours,
+                },
+            )
+            .await
+            .map(drop)
+    } else {
+        Err(ServiceError::Invalid(errors))
+    };
+    let submitted = Submitted::values(
+        "plan",
+        &[
+            ("plan_id", &f.plan_id),
+            ("employer_contribution_pct", &f.employer_contribution_pct),
+            ("waiting_period", &f.waiting_period),
+            ("min_hours_per_week", &f.min_hours_per_week),
+        ],
+    );
+    finish(
+        &state,
+        &admin,
+        StepId::PlanSetup,
+        submitted,
+        result,
+        "/portal/steps/plan-setup",
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+struct SignForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    signer_name: String,
+    #[serde(default)]
+    accepted: Option<String>,
+}
+
+/// Signs the plan documents.
+#[post("/steps/plan-setup/sign")]
+pub(crate) async fn sign_plan(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    req: HttpRequest,
+    form: web::Form<SignForm>,
+) -> Result<HttpResponse, PageError> {
+    admin.check(&form.csrf, "/portal/steps/plan-setup")?;
+    let f = form.into_inner();
+    let accepted = f.accepted.as_deref() == Some("true");
+    let a = &admin.account;
+    let result = state
+        .onboarding
+        .sign_plan(
+            &a.scope,
+            &a.enrollment_id,
+            SignInput {
+                signer_name: some(&f.signer_name),
+                accepted: Some(accepted),
+                ip: req.peer_addr().map(|p| p.ip().to_string()),
+                user_agent: req
+                    .headers()
+                    .get(USER_AGENT)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned),
+            },
+        )
+        .await
+        .map(drop);
+    let submitted = Submitted::values(
+        "sign",
+        &[
+            ("signer_name", &f.signer_name),
+            ("accepted", if accepted { "true" } else { "" }),
+        ],
+    );
+    let then = format!("/portal/dashboard?saved={}", StepId::PlanSetup.as_str());
+    finish(&state, &admin, StepId::PlanSetup, submitted, result, &then).await
+}
+
+/// Sends (or, in test mode, records) the employee invitations.
+#[post("/steps/employee-invitations")]
+pub(crate) async fn invite(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    form: web::Form<CsrfOnly>,
+) -> Result<HttpResponse, PageError> {
+    admin.check(&form.csrf, "/portal/steps/employee-invitations")?;
+    let a = &admin.account;
+    let result = state
+        .onboarding
+        .send_invitations(&a.scope, &a.enrollment_id)
+        .await
+        .map(drop);
+    let then = format!(
+        "/portal/dashboard?saved={}",
+        StepId::EmployeeInvitations.as_str()
+    );
+    let submitted = Submitted::values("invite", &[]);
+    finish(
+        &state,
+        &admin,
+        StepId::EmployeeInvitations,
+        submitted,
+        result,
+        &then,
+    )
+    .await
+}
