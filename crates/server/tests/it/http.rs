@@ -29,6 +29,7 @@ mod members;
 mod money_limits;
 mod openapi;
 mod pages;
+mod portal;
 mod price_on_plan;
 mod price_on_plan_forms;
 mod quotes;
@@ -243,6 +244,18 @@ impl TestApp {
         Error = actix_web::Error,
     > {
         test::init_service(http_api::app(self.state.clone())).await
+    }
+
+    /// The initialised service of the whole application: the API and the
+    /// employer portal.
+    pub async fn full_service(
+        &self,
+    ) -> impl Service<
+        actix_http::Request,
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+    > {
+        test::init_service(server::compose::app(self.services(), self.config.clone())).await
     }
 
     /// A new partner of `kind` with live mode `live_enabled`.

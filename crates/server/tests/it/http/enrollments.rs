@@ -40,7 +40,7 @@ fn big_census(n: usize) -> Value {
 }
 
 /// A valid enrollment body on quote `qid` (snake_case, defaults).
-fn body(qid: &str) -> Value {
+pub(crate) fn body(qid: &str) -> Value {
     json!({"quote_id": qid, "signatory": {"name": "Dana Lee", "email": "dana@acme-mfg.com"}})
 }
 
@@ -89,22 +89,22 @@ fn is_hex(s: &str, n: usize) -> bool {
 }
 
 /// The application under test and its service.
-struct Api<'a, S>(&'a TestApp, &'a S);
+pub(crate) struct Api<'a, S>(pub(crate) &'a TestApp, pub(crate) &'a S);
 
 impl<S, B> Api<'_, S>
 where
     S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
     B: MessageBody,
 {
-    async fn get(&self, path: &str, key: &str) -> Answer {
+    pub(crate) async fn get(&self, path: &str, key: &str) -> Answer {
         send(self.1, get(path, key)).await
     }
 
-    async fn post(&self, path: &str, key: &str, body: &Value) -> Answer {
+    pub(crate) async fn post(&self, path: &str, key: &str, body: &Value) -> Answer {
         send(self.1, post(path, key, body)).await
     }
 
-    async fn enroll(&self, key: &str, gid: &str, body: &Value) -> Answer {
+    pub(crate) async fn enroll(&self, key: &str, gid: &str, body: &Value) -> Answer {
         self.post(&enrollments(gid), key, body).await
     }
 
@@ -165,7 +165,7 @@ where
     }
 
     /// [`Api::setup`] with [`census`]: the group id and a `ready` quote's id.
-    async fn quoted(&self, key: &str, domain: &str) -> (String, String) {
+    pub(crate) async fn quoted(&self, key: &str, domain: &str) -> (String, String) {
         let (gid, q) = self.setup(key, domain, &census()).await;
         let start = q.get("plan_year_start_date").or(q.get("planYearStartDate"));
         assert_eq!(
