@@ -1,8 +1,8 @@
-//! The idempotency purge of `serve`: on a thread of its own, at start and
-//! then every five minutes ([`PURGE_INTERVAL`]), it deletes the
-//! idempotency keys and group creation keys older than the 24-hour replay
-//! window (never a key whose request a live process still runs), so those
-//! tables stop growing.
+//! The purge of `serve`: on a thread of its own, at start and then every
+//! five minutes ([`PURGE_INTERVAL`]), it deletes the idempotency keys and
+//! group creation keys older than the 24-hour replay window (never a key
+//! whose request a live process still runs) and the employer-portal
+//! sessions that ended, so those tables stop growing.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -20,7 +20,8 @@ pub fn task(ports: &Ports) -> impl FnOnce(&Stores) -> Purge + Send + 'static {
     let clock = Arc::clone(&ports.clock);
     move |stores| {
         Box::pin(run(
-            Housekeeping::new(Arc::clone(&stores.idempotency), clock),
+            Housekeeping::new(Arc::clone(&stores.idempotency), clock)
+                .with_sessions(Arc::clone(&stores.portal)),
             PURGE_INTERVAL,
         ))
     }
@@ -40,6 +41,11 @@ pub async fn run(housekeeping: Housekeeping, every: Duration) {
             Ok(0) => {}
             Ok(rows) => tracing::debug!(rows, "idempotency keys purged"),
             Err(e) => tracing::warn!(error = %e, "the idempotency purge cannot reach the store"),
+        }
+        match housekeeping.purge_sessions().await {
+            Ok(0) => {}
+            Ok(rows) => tracing::debug!(rows, "ended portal sessions purged"),
+            Err(e) => tracing::warn!(error = %e, "the session purge cannot reach the store"),
         }
     }
 }

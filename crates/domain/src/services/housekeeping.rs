@@ -1,14 +1,16 @@
-//! Housekeeping of `serve`: the periodic purge of idempotency keys. A
-//! stored answer is replayed for 24 hours, so its record (and the creation
-//! key of the group it made) is of no use afterwards; without the purge
-//! the idempotency table grows forever.
+//! Housekeeping of `serve`: the periodic purge of idempotency keys and of
+//! ended employer-portal sessions. A stored answer is replayed for 24
+//! hours, so its record (and the creation key of the group it made) is of
+//! no use afterwards; a portal session ends 30 minutes idle or 12 hours
+//! after it began. Without the purge both tables grow forever.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::portal::{SESSION_IDLE_SECS, SESSION_MAX_SECS};
 use crate::ports::{Clock, now_secs};
 use crate::services::ServiceError;
-use crate::store::IdempotencyStore;
+use crate::store::{IdempotencyStore, PortalStore};
 
 /// How often a serving process purges.
 pub const PURGE_INTERVAL: Duration = Duration::from_secs(5 * 60);
@@ -18,13 +20,43 @@ pub const PURGE_INTERVAL: Duration = Duration::from_secs(5 * 60);
 pub struct Housekeeping {
     idempotency: Arc<dyn IdempotencyStore>,
     clock: Arc<dyn Clock>,
+    sessions: Option<Arc<dyn PortalStore>>,
 }
 
 impl Housekeeping {
     /// The service over its ports.
     #[must_use]
     pub fn new(idempotency: Arc<dyn IdempotencyStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { idempotency, clock }
+        Self {
+            idempotency,
+            clock,
+            sessions: None,
+        }
+    }
+
+    /// Also purges the ended sessions of `sessions`.
+    #[must_use]
+    pub fn with_sessions(mut self, sessions: Arc<dyn PortalStore>) -> Self {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    /// Deletes the portal sessions that ended (30 minutes idle, or 12
+    /// hours after they began); returns how many.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn purge_sessions(&self) -> Result<u64, ServiceError> {
+        let Some(sessions) = &self.sessions else {
+            return Ok(0);
+        };
+        let now = now_secs(self.clock.as_ref());
+        Ok(sessions
+            .purge_sessions(
+                now.saturating_sub(SESSION_IDLE_SECS),
+                now.saturating_sub(SESSION_MAX_SECS),
+            )
+            .await?)
     }
 
     /// Deletes the idempotency keys older than the 24-hour replay window
@@ -51,6 +83,25 @@ mod tests {
         let mut clock = MockClock::new();
         clock.expect_now_ms().returning(|| NOW * 1000 + 999);
         Housekeeping::new(Arc::new(store), Arc::new(clock))
+    }
+
+    #[tokio::test]
+    async fn ended_portal_sessions_are_purged() {
+        let mut sessions = crate::store::MockPortalStore::new();
+        sessions
+            .expect_purge_sessions()
+            .withf(|idle, started| *idle == NOW - 30 * 60 && *started == NOW - 12 * 3600)
+            .times(1)
+            .returning(|_, _| Ok(3));
+        let h = service(MockIdempotencyStore::new()).with_sessions(Arc::new(sessions));
+        assert_eq!(h.purge_sessions().await.unwrap(), 3);
+        assert_eq!(
+            service(MockIdempotencyStore::new())
+                .purge_sessions()
+                .await
+                .unwrap(),
+            0
+        );
     }
 
     #[tokio::test]

@@ -23,4 +23,5 @@ mod migrations;
 mod onboarding;
 mod outbox;
 mod partners;
+mod portal;
 mod rate_limits;

@@ -25,7 +25,7 @@ use crate::on_both;
 use crate::outbox::event;
 
 /// An enrolled group of `scope`: its enrollment.
-async fn enrolled(t: &TestDb, scope: &Scope) -> domain::enrollment::Enrollment {
+pub(crate) async fn enrolled(t: &TestDb, scope: &Scope) -> domain::enrollment::Enrollment {
     let s = &t.stores;
     let g = group(1, scope, "one.com", 100);
     s.groups.insert_group(&g).await.unwrap();
