@@ -30,6 +30,8 @@ pub enum EmailKind {
     PasswordReset,
     /// Too many failed sign-ins locked the admin's account.
     Lockout,
+    /// An employee is invited to the company's new plan.
+    EmployeeInvite,
 }
 
 impl EmailKind {
@@ -43,6 +45,7 @@ impl EmailKind {
             Self::PortalLink => "portal_link",
             Self::PasswordReset => "password_reset",
             Self::Lockout => "lockout",
+            Self::EmployeeInvite => "employee_invite",
         }
     }
 
@@ -55,6 +58,7 @@ impl EmailKind {
             Self::PortalLink,
             Self::PasswordReset,
             Self::Lockout,
+            Self::EmployeeInvite,
         ]
         .into_iter()
         .find(|k| k.as_str() == text)
@@ -275,6 +279,27 @@ pub fn lockout(to: &str, signin_url: &str) -> OutboundEmail {
         ],
         Some(("Sign in again after that here", signin_url)),
         &["If these sign-ins were not yours, reset your password from the sign-in page."],
+    )
+}
+
+/// An employee's invitation to the company's new plan (the employer
+/// portal's last step, live mode). It names the company and the start
+/// date, and no health data.
+#[must_use]
+pub fn employee_invite(to: &str, company: &str, start_date: &str) -> OutboundEmail {
+    message(
+        EmailKind::EmployeeInvite,
+        to,
+        format!("{company} offers you a new benefits plan with {SERVICE_NAME}"),
+        &[
+            format!(
+                "{company} has set up a health savings plan with {SERVICE_NAME}. \
+                 Coverage starts on {start_date}."
+            ),
+            "Your HR team will tell you how to make your elections before then.".to_owned(),
+        ],
+        None,
+        &["If you do not work for this company, you can ignore this email."],
     )
 }
 

@@ -364,6 +364,7 @@ impl Services {
             waker: self.waker(),
             plans: Arc::clone(&self.shared.catalogue),
             census: Arc::clone(&s.census),
+            mailbox: Mailbox::new(Arc::clone(&p.sealer)),
         })
     }
 

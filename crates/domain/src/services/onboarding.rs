@@ -71,6 +71,8 @@ pub struct OnboardingPorts {
     pub plans: Arc<Vec<PlanInfo>>,
     /// The roster (the employees invited).
     pub census: Arc<dyn CensusStore>,
+    /// Queues the employee invitations (live mode).
+    pub mailbox: crate::services::mailbox::Mailbox,
 }
 
 /// The onboarding service.
@@ -439,8 +441,9 @@ impl Onboarding {
         .await
     }
 
-    /// Invites the employees (live), or records the invitations as
-    /// suppressed (test mode sends no email).
+    /// Invites the employees — one email to each census member with an
+    /// address, queued with the step in live mode — or records the
+    /// invitations as suppressed (test mode sends no email).
     ///
     /// # Errors
     /// [`OnboardingRefusal::Blocked`] until the plan setup is completed.
@@ -449,7 +452,29 @@ impl Onboarding {
         scope: &Scope,
         id: &EnrollmentId,
     ) -> Result<StepView, ServiceError> {
+        let enrollment = self.ports.quotes.enrollment(scope, id).await?;
+        let addresses = if crate::email::deliverable(scope.mode) {
+            self.member_addresses(scope, &enrollment.group_id).await?
+        } else {
+            Vec::new()
+        };
         self.change(scope, id, StepId::EmployeeInvitations, |c, cx| {
+            let jobs = addresses
+                .iter()
+                .filter_map(|to| {
+                    self.ports.mailbox.job(
+                        cx.minter,
+                        scope,
+                        Some(&cx.enrollment.group_id),
+                        &crate::email::employee_invite(
+                            to,
+                            &cx.group.company_name,
+                            &cx.enrollment.body.start_date,
+                        ),
+                        cx.now.saturating_mul(1000),
+                    )
+                })
+                .collect();
             c.record_invitations(
                 Invitations {
                     sent_at: cx.now,
@@ -458,9 +483,35 @@ impl Onboarding {
                 },
                 cx.now,
             );
-            Ok(Vec::new())
+            Ok(jobs)
         })
         .await
+    }
+
+    /// The email addresses of the group's census members, in census
+    /// order, each once.
+    async fn member_addresses(
+        &self,
+        scope: &Scope,
+        group: &GroupId,
+    ) -> Result<Vec<String>, ServiceError> {
+        let mut addresses: Vec<String> = Vec::new();
+        let mut page = PageRequest::first(crate::page::MAX_LIMIT);
+        loop {
+            let members = self.ports.census.census_page(scope, group, &page).await?;
+            for m in &members.items {
+                if let Some(email) = m.member.email.as_deref().map(str::trim)
+                    && !email.is_empty()
+                    && !addresses.iter().any(|a| a == email)
+                {
+                    addresses.push(email.to_owned());
+                }
+            }
+            match members.next {
+                Some(next) => page.after = Some(next),
+                None => return Ok(addresses),
+            }
+        }
     }
 
     /// The operator's review of a live business verification

@@ -200,6 +200,7 @@ fn service(world: &World, options: Options) -> Onboarding {
         waker: Arc::new(waker),
         plans: Arc::new(plans),
         census: Arc::new(crate::store::MockCensusStore::new()),
+        mailbox: crate::services::mailbox::Mailbox::new(Arc::new(crate::ports::MockSealer::new())),
     })
 }
 

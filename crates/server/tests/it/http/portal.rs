@@ -405,3 +405,109 @@ async fn sessions_end_idle_at_sign_out_and_at_a_password_change(db: TestDb) {
     assert_eq!(third.get("/portal/dashboard").await.status, 303);
     assert_eq!(fourth.get("/portal/dashboard").await.status, 200);
 }
+
+crate::http_on_both!(a_live_company_invites_its_employees_by_email_once_the_plan_is_signed);
+async fn a_live_company_invites_its_employees_by_email_once_the_plan_is_signed(db: TestDb) {
+    use domain::ids::{EnrollmentId, GroupId};
+    use domain::onboarding::StepStatus;
+    use domain::onboarding::fields::AddressInput;
+    use domain::services::onboarding::{BankInput, PlanInput, ProfileInput, Review, SignInput};
+
+    let app = TestApp::new(db);
+    let svc = app.full_service().await;
+    let api = Api(&app, &svc);
+    let live = app.partner("Live Brokers", PartnerKind::Broker, true).await;
+    let key = app.key(&live, domain::mode::Mode::Live).await;
+    let (gid, qid) = api.quoted(&key, "acme-mfg.com").await;
+    let e = api.enroll(&key, &gid, &body(&qid)).await;
+    let id = EnrollmentId::parse(e.body["id"].as_str().unwrap()).unwrap();
+    let group = GroupId::parse(&gid).unwrap();
+    let scope = crate::http::scope(&live, domain::mode::Mode::Live);
+    let onboarding = app.services().onboarding();
+    onboarding
+        .save_profile(
+            &scope,
+            &id,
+            ProfileInput {
+                legal_name: Some("Acme Manufacturing LLC".into()),
+                ein: Some("12-3456789".into()),
+                entity_type: Some("llc".into()),
+                address: Some(AddressInput {
+                    line1: Some("1 Main St".into()),
+                    line2: None,
+                    city: Some("Chicago".into()),
+                    state: Some("IL".into()),
+                    zip: Some("60601".into()),
+                }),
+                phone: Some("(312) 555-0100".into()),
+                signatory_title: Some("CFO".into()),
+            },
+        )
+        .await
+        .unwrap();
+    let step = onboarding.request_verification(&scope, &id).await.unwrap();
+    assert_eq!(
+        step.status,
+        StepStatus::Pending,
+        "live mode waits for a review"
+    );
+    onboarding.review(&group, Review::Verify).await.unwrap();
+    onboarding
+        .save_bank(
+            &scope,
+            &id,
+            BankInput {
+                routing_number: Some("011000015".into()),
+                account_number: Some("000123456789".into()),
+                account_type: Some("checking".into()),
+                holder_name: Some("Acme Manufacturing LLC".into()),
+            },
+        )
+        .await
+        .unwrap();
+    let [a, b] = onboarding.deposits(&group).await.unwrap();
+    onboarding
+        .confirm_deposits(&scope, &id, &[i64::from(a), i64::from(b)])
+        .await
+        .unwrap();
+    onboarding
+        .save_plan(&scope, &id, PlanInput::default())
+        .await
+        .unwrap();
+    onboarding
+        .sign_plan(
+            &scope,
+            &id,
+            SignInput {
+                signer_name: Some("dana  LEE".into()),
+                accepted: Some(true),
+                ip: Some("10.0.0.9".into()),
+                user_agent: Some("test".into()),
+            },
+        )
+        .await
+        .unwrap();
+    let read = api
+        .get(&format!("/v1/enrollments/{}", id.as_str()), &key)
+        .await;
+    assert_eq!(read.body["status"], "in_review", "{}", read.body);
+    app.run_jobs().await;
+    let before = app.mail.sent().len();
+    let step = onboarding.send_invitations(&scope, &id).await.unwrap();
+    assert_eq!(step.status, StepStatus::Completed);
+    app.run_jobs().await;
+    let sent = app.mail.sent();
+    let invites: Vec<_> = sent[before..]
+        .iter()
+        .filter(|m| m.kind == domain::email::EmailKind::EmployeeInvite)
+        .collect();
+    // One employee of the census has an address.
+    assert_eq!(invites.len(), 1, "{sent:?}");
+    assert_eq!(invites[0].to, "ana@acme-mfg.com");
+    assert!(
+        invites[0].text.contains("Acme Manufacturing"),
+        "{}",
+        invites[0].text
+    );
+    assert!(invites[0].html.contains("Coverage starts on 2026-12-01"));
+}
