@@ -11,13 +11,13 @@
 mod change;
 mod handler;
 mod inputs;
+mod roster;
 
 use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use crate::census::StoredMember;
 use crate::document::JobPayload;
 use crate::document::job::VerificationDue;
 use crate::enrollment::Enrollment;
@@ -30,12 +30,10 @@ use crate::onboarding::{
     BankAccount, EnrollmentStatus, Invitations, Progress, Signature, StepId, StepStatus, StepView,
     Verification, VerifierAnswer, enrollment_status,
 };
-use crate::page::PageRequest;
 use crate::plans::PlanInfo;
 use crate::ports::{
     BusinessVerifier, Clock, Entropy, JobWaker, MicroDeposits, Sealer, VerificationRequest,
 };
-use crate::quote::Quote;
 use crate::scope::Scope;
 use crate::services::{OnboardingRefusal, ServiceError};
 use crate::store::{CensusStore, GroupStore, OnboardingStore, QuoteStore};
@@ -146,49 +144,6 @@ impl Onboarding {
         let enrollment = self.ports.quotes.enrollment(scope, id).await?;
         let group = self.ports.groups.group(scope, &enrollment.group_id).await?;
         Ok(OnboardingView::of(enrollment, group))
-    }
-
-    /// An enrollment's onboarding with the quote it was made from (the
-    /// employer portal's dashboard).
-    ///
-    /// # Errors
-    /// [`ServiceError::NotFound`] outside the scope.
-    pub async fn overview(
-        &self,
-        scope: &Scope,
-        id: &EnrollmentId,
-    ) -> Result<(OnboardingView, Quote), ServiceError> {
-        let view = self.view(scope, id).await?;
-        let quote = self
-            .ports
-            .quotes
-            .quote(scope, &view.enrollment.quote_id)
-            .await?;
-        Ok((view, quote))
-    }
-
-    /// The enrollment's roster: the group's census members, in census
-    /// order (at most [`crate::page::MAX_LIMIT`]), with the
-    /// onboarding view (whether invitations were sent).
-    ///
-    /// # Errors
-    /// [`ServiceError::NotFound`] outside the scope.
-    pub async fn roster(
-        &self,
-        scope: &Scope,
-        id: &EnrollmentId,
-    ) -> Result<(OnboardingView, Vec<StoredMember>), ServiceError> {
-        let view = self.view(scope, id).await?;
-        let page = self
-            .ports
-            .census
-            .census_page(
-                scope,
-                &view.enrollment.group_id,
-                &PageRequest::first(crate::page::MAX_LIMIT),
-            )
-            .await?;
-        Ok((view, page.items))
     }
 
     /// The plan documents the signatory signs for the saved choices.
@@ -486,32 +441,6 @@ impl Onboarding {
             Ok(jobs)
         })
         .await
-    }
-
-    /// The email addresses of the group's census members, in census
-    /// order, each once.
-    async fn member_addresses(
-        &self,
-        scope: &Scope,
-        group: &GroupId,
-    ) -> Result<Vec<String>, ServiceError> {
-        let mut addresses: Vec<String> = Vec::new();
-        let mut page = PageRequest::first(crate::page::MAX_LIMIT);
-        loop {
-            let members = self.ports.census.census_page(scope, group, &page).await?;
-            for m in &members.items {
-                if let Some(email) = m.member.email.as_deref().map(str::trim)
-                    && !email.is_empty()
-                    && !addresses.iter().any(|a| a == email)
-                {
-                    addresses.push(email.to_owned());
-                }
-            }
-            match members.next {
-                Some(next) => page.after = Some(next),
-                None => return Ok(addresses),
-            }
-        }
     }
 
     /// The operator's review of a live business verification
