@@ -389,7 +389,7 @@ impl Services {
             Arc::clone(&s.groups),
             Arc::clone(&s.census),
             Arc::clone(&s.quotes),
-            Arc::clone(&self.shared.mailer),
+            Mailbox::new(Arc::clone(&p.sealer)),
             Arc::clone(&p.clock),
             Arc::clone(&p.entropy),
         )

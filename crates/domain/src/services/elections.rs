@@ -20,9 +20,10 @@ use crate::ids::{GroupId, MemberId};
 use crate::member::{EnrollmentStatus, InvitationStatus, MemberState};
 use crate::mode::Mode;
 use crate::partner::{BenefitsAdmin, Capability, Partner};
-use crate::ports::{Clock, Entropy, Mailer, Minter, now_secs};
+use crate::ports::{Clock, Entropy, Minter, now_secs};
 use crate::scope::Scope;
 use crate::services::enrollments::enrolled_figures;
+use crate::services::mailbox::Mailbox;
 use crate::services::{ElectionRefusal, ServiceError};
 use crate::store::{CensusStore, GroupStore, QuoteStore};
 
@@ -49,7 +50,7 @@ pub struct ElectionResult {
     pub enrolled: u32,
     /// Applied rows that waived.
     pub waived: u32,
-    /// Login emails sent (none in test mode).
+    /// Login emails queued (none in test mode).
     pub invited: u32,
     /// `Some("test-mode")` when invitations were suppressed.
     pub invites_suppressed: Option<&'static str>,
@@ -65,7 +66,7 @@ pub struct Elections {
     groups: Arc<dyn GroupStore>,
     census: Arc<dyn CensusStore>,
     quotes: Arc<dyn QuoteStore>,
-    mailer: Arc<dyn Mailer>,
+    mailbox: Mailbox,
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
 }
@@ -87,7 +88,7 @@ impl Elections {
         groups: Arc<dyn GroupStore>,
         census: Arc<dyn CensusStore>,
         quotes: Arc<dyn QuoteStore>,
-        mailer: Arc<dyn Mailer>,
+        mailbox: Mailbox,
         clock: Arc<dyn Clock>,
         entropy: Arc<dyn Entropy>,
     ) -> Self {
@@ -95,7 +96,7 @@ impl Elections {
             groups,
             census,
             quotes,
-            mailer,
+            mailbox,
             clock,
             entropy,
         }
@@ -244,24 +245,27 @@ impl Elections {
             Vec::new()
         };
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        // Each login is an `email` job stored with the elections: the
+        // request never waits on the mail server, and the worker retries.
+        let minter = Minter::new(self.entropy.as_ref());
+        let jobs: Vec<_> = invites
+            .iter()
+            .filter_map(|to| {
+                self.mailbox.job(
+                    &minter,
+                    &scope,
+                    Some(group_id),
+                    &member_login(to, MEMBER_LOGIN_URL),
+                    now.saturating_mul(1000),
+                )
+            })
+            .collect();
         // A dry run answers as the write would: the logins it would send.
-        let mut invited = if dry_run { count(invites.len()) } else { 0 };
+        let invited = count(invites.len());
         if !dry_run {
             self.census
-                .record_elections(&scope, group_id, &states, &events, now)
+                .record_elections(&scope, group_id, &states, &events, &jobs, now)
                 .await?;
-            // After the elections are recorded: a failed send is logged by
-            // the adapter and not counted, and never undoes the elections.
-            for to in &invites {
-                if self
-                    .mailer
-                    .send(&member_login(to, MEMBER_LOGIN_URL))
-                    .await
-                    .is_ok()
-                {
-                    invited += 1;
-                }
-            }
         }
         Ok(ElectionResult {
             group_id: group_id.clone(),

@@ -81,6 +81,7 @@ pub trait CensusStore: Send + Sync {
         group: &GroupId,
         states: &[(MemberId, MemberState)],
         events: &[NewEvent],
+        jobs: &[crate::job::NewJob],
         now: i64,
     ) -> StoreResult<()>;
 

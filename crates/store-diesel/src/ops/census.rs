@@ -418,8 +418,13 @@ impl CensusStore for Store {
         group: &GroupId,
         states: &[(MemberId, MemberState)],
         events: &[NewEvent],
+        jobs: &[NewJob],
         now: i64,
     ) -> StoreResult<()> {
+        let job_rows = jobs
+            .iter()
+            .map(JobRow::new)
+            .collect::<StoreResult<Vec<_>>>()?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let gid = group.to_string();
@@ -445,6 +450,12 @@ impl CensusStore for Store {
                 if n == 0 {
                     return Err(TxError::Store(StoreError::NotFound));
                 }
+            }
+            for row in &job_rows {
+                diesel::insert_into(jobs::table)
+                    .values(row)
+                    .execute(c)
+                    .await?;
             }
             append_events(c, events, now.saturating_mul(1000)).await?;
             Ok::<_, TxError>(())

@@ -469,7 +469,14 @@ async fn a_member_update_keeps_the_stored_election(t: TestDb) {
         ..MemberState::default()
     };
     s.census
-        .record_elections(&a, &g.id, &[(before.id.clone(), elected.clone())], &[], 300)
+        .record_elections(
+            &a,
+            &g.id,
+            &[(before.id.clone(), elected.clone())],
+            &[],
+            &[],
+            300,
+        )
         .await
         .unwrap();
     // An update whose state was read before the election.

@@ -236,7 +236,9 @@ async fn live_mode_emails_enrolled_members_a_login(db: TestDb) {
         (&a.body["invited"], &a.body["invites_suppressed"]),
         (&json!(1), &Value::Null)
     );
-    // The enrollment's portal invitation, then one member login.
+    // The enrollment's portal invitation, then one member login, both
+    // sent by the job worker.
+    app.run_jobs().await;
     let logins: Vec<_> = app
         .mail
         .sent()
@@ -248,6 +250,7 @@ async fn live_mode_emails_enrolled_members_a_login(db: TestDb) {
     // The same submission again sends no second login.
     let again = send(&svc, post(&path(&gid), &key, &rows())).await;
     assert_eq!(again.body["invited"], 0, "{}", again.body);
+    app.run_jobs().await;
     let logins = app
         .mail
         .sent()
