@@ -100,11 +100,11 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
                 serde_json::json!({"listening": format!("http://{addr}")})
             );
         } else {
-            println!("Listening on http://{addr} (API at /v1, reference at /docs)");
+            // The portal line comes first: a reader may stop at `Listening`.
             println!(
-                "Employer portal: {}/portal/sign-in (a hosted enrollment's employer_portal.set_password_url opens it)",
-                portal_base
+                "Employer portal: {portal_base}/portal/sign-in (a hosted enrollment's employer_portal.set_password_url opens it)"
             );
+            println!("Listening on http://{addr} (API at /v1, reference at /docs)");
         }
         let _ = std::io::stdout().flush();
         server.await.context("the HTTP server failed")

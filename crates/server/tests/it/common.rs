@@ -4,6 +4,7 @@
 
 pub mod serve_process;
 pub mod webdriver;
+pub mod webhook_receiver;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
