@@ -14,6 +14,7 @@ mod common;
 mod dead_process;
 mod errors;
 mod http;
+mod portal_browser;
 mod price_on_plan;
 mod purge;
 mod quote;

@@ -1,5 +1,6 @@
 //! A real `partner-api serve --demo` process for the tests that need a
-//! socket: started on a free port, read until it says where it listens,
+//! socket: started on a free port, read until it says where it listens
+//! (the rest of its stdout drained, so it never writes to a closed pipe),
 //! and killed (SIGKILL: a crash) on drop.
 
 use std::io::BufRead as _;
@@ -92,6 +93,9 @@ impl ServeDemo {
                 break rest.split_whitespace().next().unwrap().to_owned();
             }
         };
+        // Keep reading what it prints after that line: a closed pipe would
+        // make its next `println!` panic and take the server down.
+        std::thread::spawn(move || lines.for_each(drop));
         Served {
             child,
             addr,

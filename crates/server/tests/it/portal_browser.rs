@@ -1,0 +1,555 @@
+//! The hosted employer portal walked in a real browser, as the employer
+//! would: the partner enrolls a group over HTTP (demo key, snake_case),
+//! then headless Chromium opens the set-password link, completes every
+//! checklist step through the portal's forms (fields found by their labels,
+//! buttons and links by their names), reads the roster, signs out and in
+//! again; the API then shows the company live. The same journey runs over
+//! a fresh SQLite file and over a fresh PostgreSQL database (skipped when
+//! `PARTNER_API_TEST_POSTGRES_URL` is unset).
+//!
+//! The pages a person lingers on are saved as screenshots at two phone
+//! sizes and a desktop size (`<target>/screenshots/portal-*`); at each
+//! size nothing may be cut off sideways and axe-core may find no serious
+//! or critical violation.
+
+use std::io::{Read as _, Write as _};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use http_api::routes::embed::page::money;
+
+use crate::common::scratch;
+use crate::common::serve_process::{ServeDemo, Served};
+use crate::common::webdriver::{Browser, assert_accessible};
+
+/// The signatory's password (not a common one, not the email).
+const PASSWORD: &str = "copper kettle orbit 42";
+/// The bank account number typed once and never shown again.
+const ACCOUNT_NUMBER: &str = "000123456789";
+
+/// The census: three employees with names and external ids.
+const EMPLOYEES: [(&str, &str, &str); 3] = [
+    ("E1", "Ana", "Diaz"),
+    ("E2", "Ben", "Okafor"),
+    ("E3", "Cy", "Moss"),
+];
+
+/// Starts `serve --demo` in `dir` over `url` (limits high enough for
+/// polling; its log in `dir/serve.log`).
+fn start(dir: &Path, url: &str) -> Served {
+    ServeDemo::new(dir, url)
+        .without_inherited_config()
+        .env("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "100000")
+        .env("PARTNER_API_RATE_LIMITS__QUOTE_CREATES_PER_HOUR", "100000")
+        .log("serve")
+        .start()
+}
+
+/// One HTTP/1.1 request with the demo key over a plain socket; returns
+/// (status, JSON body or null).
+fn call(
+    server: &Served,
+    key: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        server.addr,
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text)
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}; read so far: {text:?}"));
+    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(body).unwrap_or_default())
+}
+
+/// What the partner's side of the journey made.
+struct Enrolled {
+    group_id: String,
+    enrollment_id: String,
+    /// The quote enrolled.
+    quote: Value,
+    /// The set-password link, on the server's real address.
+    set_password_url: String,
+}
+
+/// Step 1: a group, its census, a quote (retried while the market
+/// comparison runs) and a hosted enrollment, over HTTP.
+fn enroll(server: &Served, key: &str) -> Enrolled {
+    let (status, group) = call(
+        server,
+        key,
+        "POST",
+        "/v1/groups",
+        Some(
+            &json!({"company_name": "Acme Manufacturing", "domain": "acme-mfg.com",
+            "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"}}),
+        ),
+    );
+    assert_eq!(status, 201, "{group}");
+    let gid = group["id"].as_str().unwrap().to_owned();
+    let members: Vec<Value> = EMPLOYEES
+        .iter()
+        .zip(["1988-04-12", "1979-11-02", "1992-01-20"])
+        .map(|((id, first, last), dob)| {
+            json!({"external_id": id, "first_name": first, "last_name": last,
+                   "dob": dob, "zip": "60601"})
+        })
+        .collect();
+    let (status, body) = call(
+        server,
+        key,
+        "PUT",
+        &format!("/v1/groups/{gid}/census"),
+        Some(&json!({ "members": members })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let started = Instant::now();
+    let quote = loop {
+        let (status, body) = call(
+            server,
+            key,
+            "POST",
+            &format!("/v1/groups/{gid}/quotes"),
+            Some(&json!({})),
+        );
+        if status == 201 {
+            break body;
+        }
+        assert_eq!(
+            (status, &body["error"]),
+            (409, &json!("rates_pending")),
+            "{body}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "rates still pending after 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let (status, enrollment) = call(
+        server,
+        key,
+        "POST",
+        &format!("/v1/groups/{gid}/enrollments"),
+        Some(&json!({"quote_id": quote["id"],
+            "signatory": {"name": "Dana Lee", "email": "dana@acme-mfg.com"}})),
+    );
+    assert_eq!(status, 201, "{enrollment}");
+    assert_eq!(
+        enrollment["onboarding"]["percent_complete"], 0,
+        "{enrollment}"
+    );
+    let link = enrollment["employer_portal"]["set_password_url"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no set_password_url: {enrollment}"));
+    let path = link
+        .strip_prefix("http://127.0.0.1:8080")
+        .unwrap_or_else(|| panic!("not on the default public_base_url: {link}"));
+    assert!(path.starts_with("/portal/set-password?token="), "{link}");
+    Enrolled {
+        group_id: gid,
+        quote,
+        enrollment_id: enrollment["id"].as_str().unwrap().to_owned(),
+        set_password_url: format!("http://{}{path}", server.addr),
+    }
+}
+
+/// What a page shows cut off sideways: the document wider than the
+/// viewport, or a box (not a form control) whose content is wider than it
+/// and is clipped or scrolled. One line each; empty when nothing is.
+const CUT_OFF: &str = r"
+    const cut = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > window.innerWidth) {
+        cut.push(`the page is ${root.scrollWidth} px wide`);
+    }
+    for (const e of document.querySelectorAll('body *')) {
+        if (['INPUT', 'SELECT', 'TEXTAREA'].includes(e.tagName) || e.clientWidth <= 1) continue;
+        if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') {
+            cut.push(`${e.tagName.toLowerCase()}.${e.className}: ${e.scrollWidth} px in ${e.clientWidth}`);
+        }
+    }
+    return cut;";
+
+/// Looks at the page on a small phone, a phone and a desktop: saves it as
+/// `portal-<page>-<db>-<w>x<h>.png` at 360×780, 390×844 and 1280×800,
+/// checks that nothing is cut off sideways, and runs axe-core at each
+/// size (a region that scrolls only on a phone is checked there).
+async fn look_at(browser: &Browser, page: &str, db: &str) {
+    let name = format!("portal-{page}-{db}");
+    for (width, height) in [(360, 780), (390, 844), (1280, 800)] {
+        let path = browser.screenshot(&name, width, height).await;
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(size > 5 * 1024, "{} only {size} bytes", path.display());
+        assert_accessible(
+            browser,
+            &format!("the portal's {page} page ({db}, {width} px)"),
+        )
+        .await;
+        let cut = browser.execute(CUT_OFF, vec![]).await.unwrap();
+        assert_eq!(cut, json!([]), "{page} is cut off at {width} px");
+    }
+}
+
+/// Clicks the button or link `name` and waits until the page it opens
+/// has loaded: a form's POST and its redirect can outlast what WebDriver's
+/// click waits for, and the old page must not be read as the new one.
+async fn follow(browser: &Browser, name: &str) {
+    browser
+        .execute("window.portalWalkLeft = true;", vec![])
+        .await
+        .unwrap();
+    browser.click(name).await;
+    let started = Instant::now();
+    loop {
+        let loaded = browser
+            .execute(
+                "return window.portalWalkLeft === undefined \
+                 && document.readyState === 'complete';",
+                vec![],
+            )
+            .await;
+        if matches!(loaded, Ok(Value::Bool(true))) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{name:?} opened no page within 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The value of the field labelled `label`.
+async fn value_of(browser: &Browser, label: &str) -> String {
+    browser
+        .field(label)
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default()
+}
+
+/// The page's text, which must contain each of `expected`.
+async fn page_says(browser: &Browser, expected: &[&str]) -> String {
+    let text = browser.page_text().await;
+    for e in expected {
+        assert!(text.contains(e), "{e:?} not on the page: {text}");
+    }
+    text
+}
+
+/// The whole journey over the database at `url` (`db` names it in
+/// screenshots and messages).
+async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
+    let server = start(dir, url);
+    let key = server.demo_key();
+
+    // 1. The partner enrolls the group; the employer gets a link.
+    let enrolled = enroll(&server, &key);
+
+    // 2. Set the password: too short first, then a good one.
+    browser.open(&enrolled.set_password_url).await;
+    assert_eq!(browser.heading().await, "Set your password");
+    page_says(browser, &["dana@acme-mfg.com"]).await;
+    browser.fill("Password", "short").await;
+    browser.fill("Password again", "short").await;
+    follow(browser, "Set password and sign in").await;
+    assert_eq!(browser.heading().await, "Set your password");
+    let error = browser
+        .one("the password's message", "//p[@id = 'password-error']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(error, "Password must be 12 to 128 characters");
+    look_at(browser, "set-password", db).await;
+    browser.fill("Password", PASSWORD).await;
+    browser.fill("Password again", PASSWORD).await;
+    follow(browser, "Set password and sign in").await;
+    assert_eq!(browser.heading().await, "Acme Manufacturing");
+    page_says(
+        browser,
+        &[
+            "Your password is set. Welcome to the employer portal.",
+            "0% complete",
+            "4 required steps remain.",
+        ],
+    )
+    .await;
+    assert_eq!(browser.definition("Company state").await, "sandbox");
+    assert_eq!(browser.definition("Enrollment status").await, "onboarding");
+    let quote = &enrolled.quote;
+    assert_eq!(
+        browser.definition("Plan").await,
+        quote["plan"]["name"].as_str().unwrap()
+    );
+    assert_eq!(
+        browser.definition("Monthly total").await,
+        money(quote["monthly"]["total_cents"].as_i64().unwrap())
+    );
+    assert_eq!(browser.definition("Employees").await, "3");
+    look_at(browser, "dashboard", db).await;
+
+    // 3. The company profile: a refused EIN keeps what was typed.
+    follow(browser, "Company profile").await;
+    assert_eq!(browser.heading().await, "Company profile");
+    let typed = [
+        ("Legal name", "Acme Manufacturing LLC"),
+        ("Street address", "200 W Adams St"),
+        ("City", "Chicago"),
+        ("State", "IL"),
+        ("ZIP code", "60601"),
+        ("Phone", "(312) 555-0100"),
+        ("Your title", "CFO"),
+    ];
+    for (label, value) in typed {
+        browser.fill(label, value).await;
+    }
+    browser.select("Entity type", "LLC").await;
+    browser.fill("EIN", "00-1234567").await;
+    follow(browser, "Save company profile").await;
+    assert_eq!(browser.heading().await, "Company profile");
+    let api = domain::onboarding::fields::ein("ein", "00-1234567").unwrap_err();
+    let error = browser
+        .one("the EIN's message", "//p[@id = 'ein-error']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(error, format!("EIN {}", api.message));
+    assert_eq!(
+        browser
+            .field("EIN")
+            .await
+            .attr("aria-invalid")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("true")
+    );
+    for (label, value) in typed {
+        assert_eq!(value_of(browser, label).await, value, "{label} kept");
+    }
+    assert_eq!(value_of(browser, "EIN").await, "00-1234567");
+    assert_eq!(value_of(browser, "Entity type").await, "llc");
+    look_at(browser, "company-profile-error", db).await;
+    browser.fill("EIN", "12-3456789").await;
+    follow(browser, "Save company profile").await;
+    assert_eq!(browser.heading().await, "Acme Manufacturing LLC");
+    page_says(browser, &["Company profile saved.", "25% complete"]).await;
+
+    // 4. Business verification: test mode verifies a valid EIN at once.
+    follow(browser, "Business verification").await;
+    assert_eq!(browser.heading().await, "Business verification");
+    follow(browser, "Verify my business").await;
+    page_says(
+        browser,
+        &["Status: Completed", "Your business is verified."],
+    )
+    .await;
+    assert_eq!(browser.definition("EIN").await, "12-3456789");
+
+    // 5. Banking: an account, then its two micro-deposits.
+    follow(browser, "← Dashboard").await;
+    follow(browser, "Banking").await;
+    assert_eq!(browser.heading().await, "Banking");
+    browser.fill("Routing number", "011000015").await;
+    browser.fill("Account number", ACCOUNT_NUMBER).await;
+    browser.select("Account type", "Checking").await;
+    browser
+        .fill("Account holder", "Acme Manufacturing LLC")
+        .await;
+    follow(browser, "Save bank account").await;
+    let text = page_says(browser, &["Status: Pending", "Checking ending in 6789"]).await;
+    assert!(!text.contains(ACCOUNT_NUMBER), "{text}");
+    browser.fill("First deposit, in cents", "32").await;
+    browser.fill("Second deposit, in cents", "45").await;
+    follow(browser, "Confirm deposits").await;
+    let text = page_says(browser, &["Status: Completed", "Checking ending in 6789"]).await;
+    assert!(!text.contains(ACCOUNT_NUMBER), "{text}");
+    let html = browser.source().await.unwrap();
+    assert!(
+        !html.contains(ACCOUNT_NUMBER),
+        "the account number in the HTML"
+    );
+
+    // 6. Plan setup: the default choices, the documents, the signature.
+    follow(browser, "← Dashboard").await;
+    page_says(browser, &["75% complete"]).await;
+    follow(browser, "Plan setup").await;
+    assert_eq!(browser.heading().await, "Plan setup");
+    follow(browser, "Save plan choices").await;
+    assert_eq!(browser.heading().await, "Plan setup");
+    page_says(
+        browser,
+        &["The signatory is Dana Lee.", "Sign the plan documents"],
+    )
+    .await;
+    let documents = browser
+        .find_all(fantoccini::Locator::XPath("//details/summary"))
+        .await
+        .unwrap();
+    assert_eq!(documents.len(), 3, "the plan summary, agreement and notice");
+    look_at(browser, "plan-setup", db).await;
+    browser.fill("Your full name", "dana lee").await;
+    browser
+        .field(
+            "I have read and accept the plan summary, the service agreement and the privacy notice.",
+        )
+        .await
+        .click()
+        .await
+        .unwrap();
+    follow(browser, "Sign").await;
+    page_says(
+        browser,
+        &[
+            "Plan setup saved.",
+            "100% complete",
+            "Every required step is completed.",
+        ],
+    )
+    .await;
+    assert_eq!(browser.definition("Company state").await, "prod");
+    assert_eq!(browser.definition("Enrollment status").await, "active");
+
+    // 7. Employee invitations, recorded in test mode; the roster.
+    follow(browser, "Employee invitations (optional)").await;
+    assert_eq!(browser.heading().await, "Employee invitations");
+    follow(browser, "Send invitations").await;
+    page_says(browser, &["Employee invitations saved."]).await;
+    follow(browser, "Roster").await;
+    assert_eq!(browser.heading().await, "Roster");
+    for (id, first, last) in EMPLOYEES {
+        let row = browser
+            .one(
+                &format!("the roster row of {id}"),
+                &format!("//tbody/tr[td[2] = '{id}']"),
+            )
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert!(row.contains(&format!("{first} {last}")), "{row}");
+        assert!(row.contains("Recorded (test mode)"), "{row}");
+    }
+    look_at(browser, "roster", db).await;
+
+    // 8. The partner sees the company live, and the events.
+    let (status, enrollment) = call(
+        &server,
+        &key,
+        "GET",
+        &format!("/v1/enrollments/{}", enrolled.enrollment_id),
+        None,
+    );
+    assert_eq!(status, 200, "{enrollment}");
+    assert_eq!(
+        enrollment["onboarding"]["percent_complete"], 100,
+        "{enrollment}"
+    );
+    assert_eq!(enrollment["status"], "active", "{enrollment}");
+    assert_eq!(enrollment["company_state"], "prod", "{enrollment}");
+    assert_eq!(
+        enrollment["employer_portal"]["set_password_url"],
+        Value::Null,
+        "{enrollment}"
+    );
+    let (status, events) = call(&server, &key, "GET", "/v1/events?limit=200", None);
+    assert_eq!(status, 200, "{events}");
+    let events = events["events"].as_array().unwrap();
+    let of_type = |t: &str| {
+        events
+            .iter()
+            .filter(|e| e["type"] == t && e["data"]["group_id"] == enrolled.group_id.as_str())
+            .collect::<Vec<_>>()
+    };
+    // Newest first: the plan's signature made the company live, and its
+    // `enrollment.updated` (status active) came just before the one
+    // `group.state_changed`.
+    let updated = of_type("enrollment.updated");
+    let signed = updated
+        .iter()
+        .position(|e| {
+            e["data"]["step"]["id"] == "plan_setup" && e["data"]["step"]["status"] == "completed"
+        })
+        .unwrap_or_else(|| panic!("no enrollment.updated for the signature: {updated:?}"));
+    assert_eq!(updated[signed]["data"]["status"], "active", "{updated:?}");
+    assert_eq!(
+        updated[signed]["data"]["onboarding"]["percent_complete"], 100,
+        "{updated:?}"
+    );
+    let [went_live] = of_type("group.state_changed")[..] else {
+        panic!("not one group.state_changed: {events:?}");
+    };
+    assert_ne!(went_live["data"]["forced"], true, "{went_live}");
+    let at = |e: &Value| events.iter().position(|x| x["id"] == e["id"]).unwrap();
+    assert!(
+        at(went_live) < at(updated[signed]),
+        "group.state_changed before the signature's enrollment.updated: {events:?}"
+    );
+
+    // 9. Sign out; a wrong password; the right one; the used link.
+    follow(browser, "Sign out").await;
+    assert_eq!(browser.heading().await, "Sign in");
+    page_says(browser, &["You are signed out."]).await;
+    browser.fill("Email", "dana@acme-mfg.com").await;
+    browser.fill("Password", "copper kettle orbit 43").await;
+    follow(browser, "Sign in").await;
+    assert_eq!(browser.heading().await, "Sign in");
+    page_says(browser, &["The email address or password is not correct."]).await;
+    assert_eq!(value_of(browser, "Email").await, "dana@acme-mfg.com");
+    look_at(browser, "sign-in-error", db).await;
+    browser.fill("Password", PASSWORD).await;
+    follow(browser, "Sign in").await;
+    assert_eq!(browser.heading().await, "Acme Manufacturing LLC");
+    assert_eq!(browser.definition("Company state").await, "prod");
+    browser.open(&enrolled.set_password_url).await;
+    assert_eq!(browser.heading().await, "This link was already used");
+}
+
+/// Starts the browser, or says why the test is skipped.
+async fn browser() -> Option<Browser> {
+    let browser = Browser::start().await;
+    if browser.is_none() {
+        eprintln!("SKIPPED: chromium or chromedriver not installed");
+    }
+    browser
+}
+
+#[tokio::test]
+async fn an_employer_completes_the_portal_in_a_browser_on_sqlite() {
+    let Some(browser) = browser().await else {
+        return;
+    };
+    let dir = scratch("portal_browser_sqlite");
+    let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
+    journey(&browser, &url, "sqlite", &dir).await;
+}
+
+#[tokio::test]
+async fn an_employer_completes_the_portal_in_a_browser_on_postgres() {
+    let Some(db) = testkit::db::postgres().await else {
+        eprintln!("SKIPPED: {} is not set", testkit::db::PG_ENV);
+        return;
+    };
+    let Some(browser) = browser().await else {
+        return;
+    };
+    let dir = scratch("portal_browser_postgres");
+    journey(&browser, &db.url, "postgres", &dir).await;
+}
