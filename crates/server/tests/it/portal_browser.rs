@@ -7,6 +7,15 @@
 //! a fresh SQLite file and over a fresh PostgreSQL database (skipped when
 //! `PARTNER_API_TEST_POSTGRES_URL` is unset).
 //!
+//! The server runs on a port the test bound first, with `public_base_url`
+//! set to it, so the links the API hands out are followed as they are. A
+//! real local webhook receiver gets the `enrollment.updated` events and
+//! the one `group.state_changed`, each verified with the `standardwebhooks`
+//! package. The walk also meets the verifier's refusal (EIN
+//! `11-1111111`), wrong micro-deposit amounts, the account lockout, a POST
+//! without its CSRF token, and a second company whose admin sees only
+//! their own company.
+//!
 //! The pages a person lingers on are saved as screenshots at two phone
 //! sizes and a desktop size (`<target>/screenshots/portal-*`); at each
 //! size nothing may be cut off sideways and axe-core may find no serious
@@ -23,6 +32,7 @@ use http_api::routes::embed::page::money;
 use crate::common::scratch;
 use crate::common::serve_process::{ServeDemo, Served};
 use crate::common::webdriver::{Browser, assert_accessible};
+use crate::common::webhook_receiver::{Receiver, Verifier};
 
 /// The signatory's password (not a common one, not the email).
 const PASSWORD: &str = "copper kettle orbit 42";
@@ -36,11 +46,22 @@ const EMPLOYEES: [(&str, &str, &str); 3] = [
     ("E3", "Cy", "Moss"),
 ];
 
-/// Starts `serve --demo` in `dir` over `url` (limits high enough for
-/// polling; its log in `dir/serve.log`).
+/// Starts `serve --demo` in `dir` over `url` on a port bound first, with
+/// `public_base_url` set to it (limits high enough for polling, insecure
+/// webhook endpoints allowed for the local receiver; its log in
+/// `dir/serve.log`).
 fn start(dir: &Path, url: &str) -> Served {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
     ServeDemo::new(dir, url)
         .without_inherited_config()
+        .listen(&addr)
+        .env("PARTNER_API_PUBLIC_BASE_URL", &format!("http://{addr}"))
+        .env("PARTNER_API_WEBHOOKS__ALLOW_INSECURE_ENDPOINTS", "true")
         .env("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "100000")
         .env("PARTNER_API_RATE_LIMITS__QUOTE_CREATES_PER_HOUR", "100000")
         .log("serve")
@@ -87,15 +108,35 @@ struct Enrolled {
 /// Step 1: a group, its census, a quote (retried while the market
 /// comparison runs) and a hosted enrollment, over HTTP.
 fn enroll(server: &Served, key: &str) -> Enrolled {
+    enroll_company(
+        server,
+        key,
+        "Acme Manufacturing",
+        "acme-mfg.com",
+        "Dana Lee",
+    )
+}
+
+/// [`enroll`] for another company, domain and signatory (whose address
+/// is `first-name@domain`).
+fn enroll_company(
+    server: &Served,
+    key: &str,
+    company: &str,
+    domain: &str,
+    signatory: &str,
+) -> Enrolled {
+    let email = format!(
+        "{}@{domain}",
+        signatory.split(' ').next().unwrap().to_lowercase()
+    );
     let (status, group) = call(
         server,
         key,
         "POST",
         "/v1/groups",
-        Some(
-            &json!({"company_name": "Acme Manufacturing", "domain": "acme-mfg.com",
-            "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"}}),
-        ),
+        Some(&json!({"company_name": company, "domain": domain,
+            "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"}})),
     );
     assert_eq!(status, 201, "{group}");
     let gid = group["id"].as_str().unwrap().to_owned();
@@ -144,7 +185,7 @@ fn enroll(server: &Served, key: &str) -> Enrolled {
         "POST",
         &format!("/v1/groups/{gid}/enrollments"),
         Some(&json!({"quote_id": quote["id"],
-            "signatory": {"name": "Dana Lee", "email": "dana@acme-mfg.com"}})),
+            "signatory": {"name": signatory, "email": email}})),
     );
     assert_eq!(status, 201, "{enrollment}");
     assert_eq!(
@@ -154,15 +195,23 @@ fn enroll(server: &Served, key: &str) -> Enrolled {
     let link = enrollment["employer_portal"]["set_password_url"]
         .as_str()
         .unwrap_or_else(|| panic!("no set_password_url: {enrollment}"));
-    let path = link
-        .strip_prefix("http://127.0.0.1:8080")
-        .unwrap_or_else(|| panic!("not on the default public_base_url: {link}"));
-    assert!(path.starts_with("/portal/set-password?token="), "{link}");
+    // public_base_url is the server's own address: the link is used as
+    // the API hands it out.
+    let base = format!("http://{}", server.addr);
+    assert!(
+        link.starts_with(&format!("{base}/portal/set-password?token=")),
+        "{link}"
+    );
+    assert_eq!(
+        enrollment["employer_portal"]["signin_url"],
+        format!("{base}/portal/sign-in"),
+        "{enrollment}"
+    );
     Enrolled {
         group_id: gid,
         quote,
         enrollment_id: enrollment["id"].as_str().unwrap().to_owned(),
-        set_password_url: format!("http://{}{path}", server.addr),
+        set_password_url: link.to_owned(),
     }
 }
 
@@ -257,6 +306,17 @@ async fn page_says(browser: &Browser, expected: &[&str]) -> String {
 async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     let server = start(dir, url);
     let key = server.demo_key();
+    // The partner's webhook endpoint: a real receiver on this machine.
+    let receiver = Receiver::start(&[], 200);
+    let (status, endpoint) = call(
+        &server,
+        &key,
+        "PUT",
+        "/v1/webhook",
+        Some(&json!({"url": receiver.url()})),
+    );
+    assert_eq!(status, 200, "{endpoint}");
+    let secret = endpoint["secret"].as_str().unwrap().to_owned();
 
     // 1. The partner enrolls the group; the employer gets a link.
     let enrolled = enroll(&server, &key);
@@ -347,14 +407,32 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     assert_eq!(value_of(browser, "EIN").await, "00-1234567");
     assert_eq!(value_of(browser, "Entity type").await, "llc");
     look_at(browser, "company-profile-error", db).await;
-    browser.fill("EIN", "12-3456789").await;
+    // A valid EIN the sandbox verifier refuses (11-1111111).
+    browser.fill("EIN", "11-1111111").await;
     follow(browser, "Save company profile").await;
     assert_eq!(browser.heading().await, "Acme Manufacturing LLC");
     page_says(browser, &["Company profile saved.", "25% complete"]).await;
 
-    // 4. Business verification: test mode verifies a valid EIN at once.
+    // 4. Business verification: refused, then the profile corrected and
+    // verified (test mode verifies any other valid EIN at once).
     follow(browser, "Business verification").await;
     assert_eq!(browser.heading().await, "Business verification");
+    follow(browser, "Verify my business").await;
+    page_says(
+        browser,
+        &[
+            "Status: Action required",
+            "The EIN does not match the legal name",
+        ],
+    )
+    .await;
+    follow(browser, "← Dashboard").await;
+    follow(browser, "Company profile").await;
+    assert_eq!(value_of(browser, "EIN").await, "11-1111111");
+    browser.fill("EIN", "12-3456789").await;
+    follow(browser, "Save company profile").await;
+    page_says(browser, &["Company profile saved.", "25% complete"]).await;
+    follow(browser, "Business verification").await;
     follow(browser, "Verify my business").await;
     page_says(
         browser,
@@ -376,6 +454,18 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     follow(browser, "Save bank account").await;
     let text = page_says(browser, &["Status: Pending", "Checking ending in 6789"]).await;
     assert!(!text.contains(ACCOUNT_NUMBER), "{text}");
+    // Wrong amounts first: the step says so and how many tries are left.
+    browser.fill("First deposit, in cents", "10").await;
+    browser.fill("Second deposit, in cents", "20").await;
+    follow(browser, "Confirm deposits").await;
+    page_says(
+        browser,
+        &[
+            "Status: Pending",
+            "The amounts do not match the micro-deposits; 2 attempts remaining",
+        ],
+    )
+    .await;
     browser.fill("First deposit, in cents", "32").await;
     browser.fill("Second deposit, in cents", "45").await;
     follow(browser, "Confirm deposits").await;
@@ -503,6 +593,39 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
         "group.state_changed before the signature's enrollment.updated: {events:?}"
     );
 
+    // The receiver got every enrollment.updated and the one
+    // group.state_changed, each signed so that standardwebhooks verifies it.
+    let wanted = updated.len() + 1;
+    let started = Instant::now();
+    let arrivals = loop {
+        let mine: Vec<_> = receiver
+            .arrivals()
+            .into_iter()
+            .filter(|a| a.json()["data"]["group_id"] == enrolled.group_id.as_str())
+            .collect();
+        if mine.len() >= wanted {
+            break mine;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{} of {wanted} deliveries after 30 s",
+            mine.len()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let delivered = |t: &str| arrivals.iter().filter(|a| a.json()["type"] == t).count();
+    assert_eq!(delivered("group.state_changed"), 1, "{arrivals:?}");
+    assert_eq!(
+        delivered("enrollment.updated"),
+        updated.len(),
+        "{arrivals:?}"
+    );
+    if let Some(verifier) = Verifier::find() {
+        for arrival in &arrivals {
+            verifier.check(&secret, arrival);
+        }
+    }
+
     // 9. Sign out; a wrong password; the right one; the used link.
     follow(browser, "Sign out").await;
     assert_eq!(browser.heading().await, "Sign in");
@@ -520,6 +643,69 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     assert_eq!(browser.definition("Company state").await, "prod");
     browser.open(&enrolled.set_password_url).await;
     assert_eq!(browser.heading().await, "This link was already used");
+
+    // 10. Five wrong passwords lock the account: then the right one is
+    // refused with the very same message.
+    browser
+        .open(&format!("http://{}/portal/dashboard", server.addr))
+        .await;
+    follow(browser, "Sign out").await;
+    for _ in 0..5 {
+        browser.fill("Email", "dana@acme-mfg.com").await;
+        browser.fill("Password", "not the password 1").await;
+        follow(browser, "Sign in").await;
+        page_says(browser, &["The email address or password is not correct."]).await;
+    }
+    browser.fill("Email", "dana@acme-mfg.com").await;
+    browser.fill("Password", PASSWORD).await;
+    follow(browser, "Sign in").await;
+    assert_eq!(browser.heading().await, "Sign in");
+    page_says(browser, &["The email address or password is not correct."]).await;
+
+    // 11. A POST without its CSRF token changes nothing.
+    let (status, page) = post_form(&server, "/portal/sign-in", "email=dana%40acme-mfg.com");
+    assert_eq!(status, 400, "{page}");
+    assert!(page.contains("Your session expired"), "{page}");
+
+    // 12. Another company's admin sees their own company only: no page
+    // takes a company from the URL, and every page shows the session's.
+    let other = enroll_company(
+        &server,
+        &key,
+        "Globex Corporation",
+        "globex.com",
+        "Lee Park",
+    );
+    browser.open(&other.set_password_url).await;
+    page_says(browser, &["lee@globex.com"]).await;
+    browser.fill("Password", PASSWORD).await;
+    browser.fill("Password again", PASSWORD).await;
+    follow(browser, "Set password and sign in").await;
+    assert_eq!(browser.heading().await, "Globex Corporation");
+    assert_eq!(browser.definition("Company state").await, "sandbox");
+    let text = page_says(browser, &["0% complete"]).await;
+    assert!(!text.contains("Acme"), "{text}");
+    follow(browser, "Company profile").await;
+    assert_eq!(value_of(browser, "Legal name").await, "");
+    assert_eq!(value_of(browser, "EIN").await, "");
+}
+
+/// A form POST without a session or CSRF token, over a plain socket;
+/// (status, page).
+fn post_form(server: &Served, path: &str, form: &str) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{form}",
+        server.addr,
+        form.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, text)
 }
 
 /// Starts the browser, or says why the test is skipped.

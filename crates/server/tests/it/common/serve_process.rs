@@ -16,6 +16,7 @@ pub struct ServeDemo {
     envs: Vec<(String, String)>,
     without_inherited: bool,
     log: Option<PathBuf>,
+    listen: String,
 }
 
 impl ServeDemo {
@@ -28,7 +29,14 @@ impl ServeDemo {
             envs: vec![("PARTNER_API_LOG".to_owned(), "warn".to_owned())],
             without_inherited: false,
             log: None,
+            listen: "127.0.0.1:0".to_owned(),
         }
+    }
+
+    /// Listens on `addr` instead of a port the system picks.
+    pub fn listen(mut self, addr: &str) -> Self {
+        addr.clone_into(&mut self.listen);
+        self
     }
 
     /// Sets `var` for the process; a later value wins.
@@ -68,7 +76,7 @@ impl ServeDemo {
             }
         }
         let mut child = cmd
-            .args(["serve", "--demo", "--listen", "127.0.0.1:0"])
+            .args(["serve", "--demo", "--listen", &self.listen])
             .args(["--database-url", &self.url])
             .current_dir(&self.dir)
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
