@@ -60,7 +60,7 @@ pub async fn create_embed_session(
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
     let id = group_id(&path)?;
-    let input: EmbedSessionInput = if bytes.iter().all(u8::is_ascii_whitespace) {
+    let input: EmbedSessionInput = if bytes.is_empty() {
         EmbedSessionInput::default()
     } else {
         body::parse(&req, &bytes, &[])?

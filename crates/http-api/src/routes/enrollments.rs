@@ -237,6 +237,9 @@ pub async fn get_enrollment(
     ),
     responses(
         (status = 201, description = "The new link", body = PortalLinkOut),
+        (status = 400, description = "The Idempotency-Key was already used with another request", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "Idempotency-Key: was already used with another body, method or path",
+                          "details": [{"field": "Idempotency-Key", "message": "was already used with another body, method or path"}]})),
         (status = 404, description = "No such enrollment for this partner and mode", body = ErrorBody,
          example = json!({"error": "not_found", "message": "no such enrollment in this mode"})),
         (status = 409, description = "An embedded enrollment has no employer portal", body = ErrorBody,

@@ -16,7 +16,7 @@ use crate::reply::Reply;
 use crate::routes::price_on_plan::form_of;
 use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
 use crate::state::AppState;
-use crate::wire::quotes::{QuoteInput, QuoteItem, QuoteList, QuoteOut};
+use crate::wire::quotes::{QuoteInput, QuoteItem, QuoteList, QuoteOut, QuoteRead};
 
 /// The one not-found of a quote, whoever's it is.
 pub(crate) const NO_QUOTE: &str = "no such quote in this mode";
@@ -64,7 +64,7 @@ pub async fn create_quote(
 ) -> Result<Reply, ApiError> {
     let id = group_id(&path)?;
     // An empty body is `{}`: every field is optional.
-    let wire: QuoteInput = if bytes.iter().all(u8::is_ascii_whitespace) {
+    let wire: QuoteInput = if bytes.is_empty() {
         QuoteInput::default()
     } else {
         body::parse(&req, &bytes, &[])?
@@ -147,7 +147,7 @@ pub async fn list_quotes(
     operation_id = "get_quote",
     params(("id" = String, Path, description = "`qt_` id", example = "qt_1a2b3c4d5e6f")),
     responses(
-        (status = 200, description = "The quote", body = QuoteOut),
+        (status = 200, description = "The quote: a market-rate quote, or a price-on-plan quote's stored answer (the shape `POST /price-on-plan` answered)", body = QuoteRead),
         (status = 404, description = "No such quote for this partner and mode", body = ErrorBody,
          example = json!({"error": "not_found", "message": "no such quote in this mode"})),
         CommonErrors
