@@ -833,7 +833,8 @@ fn group_import_claims(s: &Sandbox) {
 /// micro-deposits of a live bank account.
 fn company_verify_reject_and_deposits(s: &Sandbox) {
     use domain::onboarding::fields::AddressInput;
-    use domain::services::onboarding::{BankInput, ProfileInput};
+    use domain::page::PageRequest;
+    use domain::services::onboarding::{BankInput, PlanInput, ProfileInput, SignInput};
 
     let prt = s.partner("broker");
     let live = Scope::new(PartnerId::parse(&prt).unwrap(), Mode::Live);
@@ -934,6 +935,45 @@ fn company_verify_reject_and_deposits(s: &Sandbox) {
             amounts[0], amounts[1]
         )
     );
+
+    // The plan signed, the live checklist is complete and waits in review;
+    // the operator's go-live (underwriting done) takes the company to prod.
+    let enrollment_status = || {
+        let e = lib
+            .rt
+            .block_on(lib.services.enrollments().get(&live, &id))
+            .unwrap();
+        let view = lib.rt.block_on(onboarding.view(&live, &id)).unwrap();
+        (view.status.as_str(), e.company_state.map(|c| c.as_str()))
+    };
+    lib.rt.block_on(async {
+        onboarding
+            .save_plan(&live, &id, PlanInput::default())
+            .await
+            .unwrap();
+        let sign = SignInput {
+            signer_name: Some("dana admin".to_owned()),
+            accepted: Some(true),
+            ip: None,
+            user_agent: None,
+        };
+        onboarding.sign_plan(&live, &id, sign).await.unwrap();
+    });
+    assert_eq!(enrollment_status(), ("in_review", Some("sandbox")));
+    assert_eq!(s.json(&["group", "go-live", g])["company_state"], "prod");
+    assert_eq!(enrollment_status(), ("active", Some("prod")));
+    let events = lib
+        .rt
+        .block_on(lib.stores.outbox.events(&live, 0, &PageRequest::first(200)))
+        .unwrap();
+    let went_live: Vec<_> = events
+        .items
+        .iter()
+        .filter(|e| e.event.event_type() == domain::event::EventType::GroupStateChanged)
+        .collect();
+    assert_eq!(went_live.len(), 1);
+    // Not forced: every required step was completed.
+    assert_ne!(went_live[0].event.data.data()["forced"], true);
 }
 
 /// Generates one `#[test]` per scenario and backend.

@@ -511,3 +511,46 @@ async fn a_live_company_invites_its_employees_by_email_once_the_plan_is_signed(d
     );
     assert!(invites[0].html.contains("Coverage starts on 2026-12-01"));
 }
+
+crate::http_on_both!(ein_22_2222222_completes_later_by_the_scaled_job);
+async fn ein_22_2222222_completes_later_by_the_scaled_job(db: TestDb) {
+    use domain::ids::EnrollmentId;
+    use domain::onboarding::StepStatus;
+    use domain::onboarding::fields::AddressInput;
+    use domain::services::onboarding::ProfileInput;
+
+    // 60 s × 0.01: the sandbox's answer is due 0.6 s later.
+    let app = TestApp::with_parts(db, http_api::HttpConfig::default(), |parts| {
+        parts.verification_time_scale = 0.01;
+    });
+    let svc = app.full_service().await;
+    let (eid, _, scope) = enrolled(&app, &svc, "acme-mfg.com").await;
+    let id = EnrollmentId::parse(&eid).unwrap();
+    let onboarding = app.services().onboarding();
+    let profile = ProfileInput {
+        legal_name: Some("Acme Manufacturing LLC".into()),
+        ein: Some("22-2222222".into()),
+        entity_type: Some("llc".into()),
+        address: Some(AddressInput {
+            line1: Some("1 Main St".into()),
+            line2: None,
+            city: Some("Chicago".into()),
+            state: Some("IL".into()),
+            zip: Some("60601".into()),
+        }),
+        phone: Some("312 555 0100".into()),
+        signatory_title: Some("CFO".into()),
+    };
+    onboarding.save_profile(&scope, &id, profile).await.unwrap();
+    let step = onboarding.request_verification(&scope, &id).await.unwrap();
+    assert_eq!(step.status, StepStatus::Pending);
+    // Not due yet: the job waits.
+    app.run_jobs().await;
+    let view = onboarding.view(&scope, &id).await.unwrap();
+    assert_eq!(view.steps[1].status, StepStatus::Pending);
+    app.clock.advance(1);
+    app.run_jobs().await;
+    let view = onboarding.view(&scope, &id).await.unwrap();
+    assert_eq!(view.steps[1].status, StepStatus::Completed);
+    assert_eq!(view.progress.percent_complete, 50);
+}
