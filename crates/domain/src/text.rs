@@ -54,3 +54,33 @@ mod tests {
         }
     }
 }
+
+/// Integer cents as a person reads dollars: two decimals and thousands
+/// separators (`123456` → `$1,234.56`, `-5` → `-$0.05`). The offer page
+/// and the employer portal show amounts this way.
+#[must_use]
+pub fn dollars(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let abs = cents.unsigned_abs();
+    let whole = (abs / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}${grouped}.{:02}", abs % 100)
+}
+
+#[cfg(test)]
+mod dollars_tests {
+    use super::dollars;
+
+    #[test]
+    fn cents_read_as_dollars() {
+        assert_eq!(dollars(0), "$0.00");
+        assert_eq!(dollars(123_456_789), "$1,234,567.89");
+        assert_eq!(dollars(-5), "-$0.05");
+    }
+}

@@ -394,9 +394,15 @@ pub(crate) async fn set_password(
             Ok(answer(&state, &visit, StatusCode::BAD_REQUEST, &page))
         }
         Err(ServiceError::Portal(
-            PortalRefusal::LinkUsed | PortalRefusal::LinkExpired | PortalRefusal::LinkUnknown,
+            r @ (PortalRefusal::LinkUsed | PortalRefusal::LinkExpired | PortalRefusal::LinkUnknown),
         )) => {
-            let (status, page) = link_problem(LinkState::Used);
+            // The link changed state after the page was opened.
+            let state = match r {
+                PortalRefusal::LinkExpired => LinkState::Expired,
+                PortalRefusal::LinkUnknown => LinkState::Unknown,
+                _ => LinkState::Used,
+            };
+            let (status, page) = link_problem(state);
             Ok(html(status, &page))
         }
         Err(e) => Err(e.into()),

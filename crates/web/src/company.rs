@@ -35,17 +35,7 @@ pub const fn status_label(status: StepStatus) -> &'static str {
 /// Cents as dollars (`$1,234.56`).
 #[must_use]
 pub fn money(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let cents = cents.unsigned_abs();
-    let dollars = (cents / 100).to_string();
-    let mut grouped = String::new();
-    for (i, c) in dollars.chars().enumerate() {
-        if i > 0 && (dollars.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{sign}${grouped}.{:02}", cents % 100)
+    domain::text::dollars(cents)
 }
 
 struct StepRow {
@@ -215,16 +205,4 @@ pub(crate) async fn roster(
         rows,
     };
     Ok(html(StatusCode::OK, &page))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn money_groups_thousands() {
-        assert_eq!(money(0), "$0.00");
-        assert_eq!(money(123_456_789), "$1,234,567.89");
-        assert_eq!(money(-5), "-$0.05");
-    }
 }

@@ -13,35 +13,14 @@ const BAR_MAX: i64 = 360;
 /// Escapes `text` for HTML text and attribute values.
 #[must_use]
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    domain::email::escape_html(text)
 }
 
 /// Integer cents as dollars with two decimals and thousands separators
 /// (`123456` → `$1,234.56`).
 #[must_use]
 pub fn money(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let abs = cents.unsigned_abs();
-    let dollars = (abs / 100).to_string();
-    let mut grouped = String::new();
-    for (i, c) in dollars.chars().enumerate() {
-        if i > 0 && (dollars.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{sign}${grouped}.{:02}", abs % 100)
+    domain::text::dollars(cents)
 }
 
 /// The page around `body`.
