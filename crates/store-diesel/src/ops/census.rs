@@ -27,7 +27,7 @@ use pricing_core::census::CensusMember;
 
 use super::groups::{advance, load_group, lock_group};
 use super::outbox::append_events;
-use super::shared::insert_members;
+use super::shared::{insert_jobs, insert_members, job_rows};
 use super::{Conn, Store};
 use crate::error::{TxError, corrupt, db};
 use crate::rows::{JobRow, MemberRow, int, member_data};
@@ -421,10 +421,7 @@ impl CensusStore for Store {
         jobs: &[NewJob],
         now: i64,
     ) -> StoreResult<()> {
-        let job_rows = jobs
-            .iter()
-            .map(JobRow::new)
-            .collect::<StoreResult<Vec<_>>>()?;
+        let job_rows = job_rows(jobs)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let gid = group.to_string();
@@ -451,12 +448,7 @@ impl CensusStore for Store {
                     return Err(TxError::Store(StoreError::NotFound));
                 }
             }
-            for row in &job_rows {
-                diesel::insert_into(jobs::table)
-                    .values(row)
-                    .execute(c)
-                    .await?;
-            }
+            insert_jobs(c, &job_rows).await?;
             append_events(c, events, now.saturating_mul(1000)).await?;
             Ok::<_, TxError>(())
         })

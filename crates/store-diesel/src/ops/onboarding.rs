@@ -13,20 +13,17 @@ use domain::store::{Conflict, OnboardingStore, OnboardingWrite, StoreError, Stor
 
 use super::groups::{advance, lock_group};
 use super::outbox::append_events;
+use super::shared::{insert_jobs, job_rows};
 use super::{Conn, Store};
 use crate::error::{TxError, db};
-use crate::rows::{EnrollmentRow, JobRow, stored};
-use crate::schema::{enrollments, jobs};
+use crate::rows::{EnrollmentRow, stored};
+use crate::schema::enrollments;
 
 #[async_trait]
 impl OnboardingStore for Store {
     async fn save_onboarding(&self, scope: &Scope, write: &OnboardingWrite) -> StoreResult<()> {
         let text = stored(write.checklist.to_stored())?;
-        let job_rows = write
-            .jobs
-            .iter()
-            .map(JobRow::new)
-            .collect::<StoreResult<Vec<_>>>()?;
+        let job_rows = job_rows(&write.jobs)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         write_tx!(self, conn, async |c: &mut Conn| {
@@ -67,12 +64,7 @@ impl OnboardingStore for Store {
                 )
                 .await?;
             }
-            for row in &job_rows {
-                diesel::insert_into(jobs::table)
-                    .values(row)
-                    .execute(c)
-                    .await?;
-            }
+            insert_jobs(c, &job_rows).await?;
             append_events(c, &write.events, write.now.saturating_mul(1000)).await?;
             Ok::<_, TxError>(())
         })

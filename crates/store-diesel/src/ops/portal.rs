@@ -16,10 +16,11 @@ use domain::portal::{Lockout, NewLink, NewSession, PortalAccount, StoredLink, St
 use domain::scope::Scope;
 use domain::store::{Conflict, PortalStore, StoreError, StoreResult};
 
+use super::shared::{insert_jobs, job_rows};
 use super::{Conn, Store};
 use crate::error::{TxError, corrupt, db};
 use crate::rows::{JobRow, scope as row_scope};
-use crate::schema::{enrollments, jobs, portal_accounts, portal_links, portal_sessions};
+use crate::schema::{enrollments, portal_accounts, portal_links, portal_sessions};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = portal_accounts)]
@@ -74,20 +75,6 @@ impl LinkRow {
     }
 }
 
-fn job_rows(jobs: &[NewJob]) -> StoreResult<Vec<JobRow>> {
-    jobs.iter().map(JobRow::new).collect()
-}
-
-async fn insert_jobs(c: &mut Conn, rows: &[JobRow]) -> Result<(), TxError> {
-    for row in rows {
-        diesel::insert_into(jobs::table)
-            .values(row)
-            .execute(c)
-            .await?;
-    }
-    Ok(())
-}
-
 /// Stores `link` (and its account on the first link), superseding the
 /// account's older links, with the email `jobs`. Part of the caller's
 /// transaction (the enrollment's insert, or [`PortalStore::insert_link`]).
@@ -129,7 +116,8 @@ pub(super) async fn put_link(
         ))
         .execute(c)
         .await?;
-    insert_jobs(c, jobs).await
+    insert_jobs(c, jobs).await?;
+    Ok(())
 }
 
 async fn insert_session(c: &mut Conn, s: &NewSession) -> Result<(), TxError> {
@@ -316,7 +304,8 @@ impl PortalStore for Store {
             if updated == 0 {
                 return Err(TxError::Store(StoreError::NotFound));
             }
-            insert_jobs(c, &rows).await
+            insert_jobs(c, &rows).await?;
+            Ok::<_, TxError>(())
         })
         .await?;
         Ok(())

@@ -23,7 +23,7 @@ use super::census::member_row;
 use super::groups::{advance, domain_held, load_group, lock_group};
 use super::outbox::append_events;
 use super::portal::put_link;
-use super::shared::insert_members;
+use super::shared::{insert_members, job_rows};
 use super::{Conn, Store};
 use crate::error::{TxError, db};
 use crate::rows::{EnrollmentRow, GroupRow, JobRow, QuoteRow, stored};
@@ -231,10 +231,7 @@ impl QuoteStore for Store {
         jobs: &[NewJob],
     ) -> StoreResult<()> {
         let row = EnrollmentRow::new(enrollment)?;
-        let job_rows = jobs
-            .iter()
-            .map(JobRow::new)
-            .collect::<StoreResult<Vec<_>>>()?;
+        let job_rows = job_rows(jobs)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let scope = &enrollment.scope;

@@ -1,19 +1,20 @@
 //! What every port of a backend uses (shared by both backends): the
 //! store's pooled connection and owner, the batch inserts (`insert_all!`
-//! of each backend), and the health ping.
+//! of each backend), the jobs a write queues, and the health ping.
 
 use async_trait::async_trait;
 use diesel::QueryResult;
 use diesel_async::RunQueryDsl;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use domain::ids::ProcessId;
+use domain::job::NewJob;
 use domain::store::{Health, StoreResult};
 
 use super::{Conn, Store};
 use crate::Pooled;
 use crate::error::pool;
-use crate::rows::{EventRow, MemberRow};
-use crate::schema::{events, members};
+use crate::rows::{EventRow, JobRow, MemberRow};
+use crate::schema::{events, jobs, members};
 
 /// Rows per INSERT statement: at most 16 columns each, under SQLite's
 /// 32,766 bind parameters and well under PostgreSQL's 65,535.
@@ -35,6 +36,22 @@ impl Store {
 
 /// Inserts census rows in multi-row statements (inside the caller's open
 /// transaction).
+/// The rows of the jobs a write queues, built before its transaction.
+pub(super) fn job_rows(new: &[NewJob]) -> StoreResult<Vec<JobRow>> {
+    new.iter().map(JobRow::new).collect()
+}
+
+/// Inserts the jobs of a write inside its transaction.
+pub(super) async fn insert_jobs(c: &mut Conn, rows: &[JobRow]) -> QueryResult<()> {
+    for row in rows {
+        diesel::insert_into(jobs::table)
+            .values(row)
+            .execute(c)
+            .await?;
+    }
+    Ok(())
+}
+
 pub(super) async fn insert_members(c: &mut Conn, rows: Vec<MemberRow>) -> QueryResult<()> {
     insert_all!(c, members::table, rows)
 }
