@@ -15,6 +15,7 @@ use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
 use domain::services::members::Members;
+use domain::services::onboarding::Onboarding;
 use domain::services::partners::Partners;
 use domain::services::price_on_plan::PriceOnPlan;
 use domain::services::quotes::Quotes;
@@ -126,6 +127,9 @@ pub struct AppState {
     pub events: Events,
     /// Webhook registration and the test ping.
     pub webhooks: Webhooks,
+    /// Embedded onboarding: the checklist, changed through the API for
+    /// embedded enrollments only.
+    pub onboarding: Onboarding,
     /// Employer-portal links (`portal_links`).
     pub portal: domain::services::portal::Portal,
     /// Idempotency records.

@@ -11,6 +11,7 @@ pub mod enrollments;
 pub mod events;
 pub mod groups;
 pub mod members;
+pub mod onboarding;
 pub mod ping;
 pub mod plans;
 pub mod price_on_plan;

@@ -486,6 +486,7 @@ impl Services {
             embed_sessions: self.embed_sessions(),
             events: self.events(),
             webhooks: self.webhooks(),
+            onboarding: self.onboarding().embedded_only(),
             portal: self.portal(config.limits.failed_auth()),
             idempotency: Arc::clone(&s.idempotency),
             rate_limits: Arc::clone(&s.rate_limits),

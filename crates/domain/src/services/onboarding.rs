@@ -20,7 +20,7 @@ use base64::engine::general_purpose::STANDARD;
 
 use crate::document::JobPayload;
 use crate::document::job::VerificationDue;
-use crate::enrollment::Enrollment;
+use crate::enrollment::{Enrollment, OnboardingMode};
 use crate::group::Group;
 use crate::ids::{EnrollmentId, GroupId};
 use crate::job::NewJob;
@@ -77,6 +77,9 @@ pub struct OnboardingPorts {
 #[derive(Clone)]
 pub struct Onboarding {
     ports: OnboardingPorts,
+    /// Changes only embedded enrollments (the API's service: a hosted
+    /// enrollment's onboarding runs in the employer portal).
+    embedded_only: bool,
 }
 
 /// An enrollment's onboarding as partners and the portal see it.
@@ -125,7 +128,32 @@ impl Onboarding {
     /// The service over its ports.
     #[must_use]
     pub fn new(ports: OnboardingPorts) -> Self {
-        Self { ports }
+        Self {
+            ports,
+            embedded_only: false,
+        }
+    }
+
+    /// The same service changing only embedded enrollments: the partner's
+    /// API (onboarding §4). Its changes to a hosted enrollment answer
+    /// [`OnboardingRefusal::HostedOnly`] before anything else is looked at.
+    #[must_use]
+    pub fn embedded_only(self) -> Self {
+        Self {
+            embedded_only: true,
+            ..self
+        }
+    }
+
+    /// Refuses a change this service may not make to the enrollment.
+    async fn may_change(&self, scope: &Scope, id: &EnrollmentId) -> Result<(), ServiceError> {
+        if self.embedded_only {
+            let enrollment = self.ports.quotes.enrollment(scope, id).await?;
+            if enrollment.onboarding_mode != OnboardingMode::Embedded {
+                return Err(OnboardingRefusal::HostedOnly.into());
+            }
+        }
+        Ok(())
     }
 
     fn now(&self) -> i64 {
@@ -198,6 +226,7 @@ impl Onboarding {
         id: &EnrollmentId,
         input: ProfileInput,
     ) -> Result<StepView, ServiceError> {
+        self.may_change(scope, id).await?;
         let profile = input.validate().map_err(ServiceError::Invalid)?;
         self.change(scope, id, StepId::CompanyProfile, |c, cx| {
             c.save_profile(profile.clone(), cx.now);
@@ -215,6 +244,7 @@ impl Onboarding {
         scope: &Scope,
         id: &EnrollmentId,
     ) -> Result<StepView, ServiceError> {
+        self.may_change(scope, id).await?;
         self.change(scope, id, StepId::BusinessVerification, |c, cx| {
             let profile = c.company_profile.data.clone().unwrap_or_default();
             let (Some(ein), Some(legal_name)) = (profile.ein, profile.legal_name) else {
@@ -268,6 +298,7 @@ impl Onboarding {
         id: &EnrollmentId,
         input: BankInput,
     ) -> Result<StepView, ServiceError> {
+        self.may_change(scope, id).await?;
         let bank = input.validate().map_err(ServiceError::Invalid)?;
         let sealed = STANDARD.encode(
             self.ports
@@ -307,6 +338,7 @@ impl Onboarding {
         id: &EnrollmentId,
         amounts: &[i64],
     ) -> Result<StepView, ServiceError> {
+        self.may_change(scope, id).await?;
         let amounts = deposit_amounts(amounts)?;
         self.change(scope, id, StepId::Banking, |c, cx| {
             // Right, wrong or void, the step says which.
@@ -329,6 +361,7 @@ impl Onboarding {
         id: &EnrollmentId,
         input: PlanInput,
     ) -> Result<StepView, ServiceError> {
+        self.may_change(scope, id).await?;
         let enrollment = self.ports.quotes.enrollment(scope, id).await?;
         if let Some(needs) = enrollment.onboarding.blocked_by(StepId::PlanSetup) {
             return Err(OnboardingRefusal::Blocked {
@@ -370,6 +403,7 @@ impl Onboarding {
         id: &EnrollmentId,
         input: SignInput,
     ) -> Result<StepView, ServiceError> {
+        self.may_change(scope, id).await?;
         self.change(scope, id, StepId::PlanSetup, |c, cx| {
             if c.plan_setup.status == StepStatus::Completed {
                 return Err(OnboardingRefusal::AlreadySigned.into());
@@ -407,6 +441,7 @@ impl Onboarding {
         scope: &Scope,
         id: &EnrollmentId,
     ) -> Result<StepView, ServiceError> {
+        self.may_change(scope, id).await?;
         let enrollment = self.ports.quotes.enrollment(scope, id).await?;
         let addresses = if crate::email::deliverable(scope.mode) {
             self.member_addresses(scope, &enrollment.group_id).await?

@@ -62,6 +62,12 @@ pub struct StepErrorOut {
 
 /// One onboarding step.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "banking", "title": "Banking", "required": true, "status": "pending",
+    "completed_at": null, "requirements": [], "errors": [],
+    "data": {"routing_number": "021000021", "last4": "6789", "account_type": "checking",
+             "holder_name": "Acme Manufacturing LLC"}
+}))]
 pub struct StepOut {
     /// `company_profile`, `business_verification`, `banking`,
     /// `plan_setup` or `employee_invitations`.

@@ -306,6 +306,44 @@ async fn bad_input_names_every_field_and_stores_nothing() {
 }
 
 #[tokio::test]
+async fn the_api_changes_embedded_enrollments_only() {
+    let s = scope(Mode::Test);
+    let hosted = World::new(Mode::Test, OnboardingMode::Hosted);
+    let api = service(&hosted, verified()).embedded_only();
+    let mut bad = profile();
+    bad.ein = Some("07-1234567".into());
+    // Refused before the input is judged, and nothing stored.
+    let err = api
+        .save_profile(&s, &enrollment_id(), bad)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ServiceError::Onboarding(OnboardingRefusal::HostedOnly)),
+        "{err:?}"
+    );
+    let err = api
+        .send_invitations(&s, &enrollment_id())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ServiceError::Onboarding(OnboardingRefusal::HostedOnly)),
+        "{err:?}"
+    );
+    assert!(hosted.writes.lock().unwrap().is_empty());
+    // Reading is open to both modes.
+    assert!(api.view(&s, &enrollment_id()).await.is_ok());
+
+    let embedded = World::new(Mode::Test, OnboardingMode::Embedded);
+    let api = service(&embedded, verified()).embedded_only();
+    let step = api
+        .save_profile(&s, &enrollment_id(), profile())
+        .await
+        .unwrap();
+    assert_eq!(step.status, StepStatus::Completed);
+    assert_eq!(embedded.writes.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
 async fn a_step_waits_for_its_prerequisite() {
     let world = World::new(Mode::Test, OnboardingMode::Hosted);
     let svc = service(&world, verified());

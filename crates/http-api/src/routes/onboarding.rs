@@ -1,0 +1,384 @@
+//! Embedded onboarding (onboarding §4): `GET /enrollments/{id}/onboarding`
+//! for both modes, and the step endpoints of an embedded enrollment. Each
+//! handler parses, calls one method of the onboarding service — the same
+//! checklist the employer portal drives — and answers with the step.
+
+use actix_web::{HttpRequest, get, post, put, web};
+
+use domain::ids::EnrollmentId;
+
+use crate::auth::{Caller, source_ip};
+use crate::body;
+use crate::casing::Style;
+use crate::error::{ApiError, ErrorBody};
+use crate::reply::Reply;
+use crate::routes::{CommonErrors, not_found_as};
+use crate::state::AppState;
+use crate::wire::enrollments::StepOut;
+use crate::wire::onboarding::{
+    BankingInput, CompanyProfileInput, DepositsInput, NoFields, OnboardingRead, PlanSetupInput,
+    SignatureInput,
+};
+
+const MISSING: &str = "no such enrollment in this mode";
+
+fn enrollment_id(raw: &str) -> Result<EnrollmentId, ApiError> {
+    EnrollmentId::parse(raw).map_err(|_| ApiError::not_found(MISSING))
+}
+
+fn step(
+    caller: &Caller,
+    result: Result<domain::onboarding::StepView, domain::services::ServiceError>,
+) -> Result<Reply, ApiError> {
+    let step = result.map_err(|e| not_found_as(e, MISSING))?;
+    Reply::ok(&StepOut::of(
+        &step,
+        Style::of(caller.principal.partner.kind),
+    )?)
+}
+
+/// A body that may be left out: empty is `{}`.
+fn optional_body<T: serde::de::DeserializeOwned + Default>(
+    req: &HttpRequest,
+    bytes: &[u8],
+) -> Result<T, ApiError> {
+    if bytes.is_empty() {
+        Ok(T::default())
+    } else {
+        body::parse(req, bytes, &[])
+    }
+}
+
+/// Read an enrollment's onboarding: progress, the five steps and the next
+/// steps (both onboarding modes).
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "get_onboarding",
+    params(("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11")),
+    responses(
+        (status = 200, description = "The onboarding", body = OnboardingRead),
+        (status = 404, description = "No such enrollment for this partner and mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such enrollment in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/enrollments/{id}/onboarding")]
+pub async fn get_onboarding(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let view = state
+        .onboarding
+        .view(&caller.principal.scope(), &id)
+        .await
+        .map_err(|e| not_found_as(e, MISSING))?;
+    Reply::ok(&OnboardingRead::of(
+        &view,
+        Style::of(caller.principal.partner.kind),
+    )?)
+}
+
+/// The answers every step endpoint can give besides its own 400.
+#[derive(utoipa::IntoResponses)]
+pub enum StepErrors {
+    /// No such enrollment for this partner and mode.
+    #[response(status = 404, example = json!({"error": "not_found", "message": "no such enrollment in this mode"}))]
+    NotFound(ErrorBody),
+    /// A hosted enrollment (its onboarding runs in the employer portal),
+    /// a step whose prerequisites are not completed, or a required step
+    /// once the company is live.
+    #[response(status = 409, example = json!({"error": "conflict", "message": "business_verification can start once company_profile is completed"}))]
+    Conflict(ErrorBody),
+}
+
+/// Save the company profile (embedded enrollments).
+///
+/// The whole profile: a field left out is missing and listed in the
+/// step's `requirements`. Editing a verified profile sends business
+/// verification back to `not_started`.
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "put_company_profile",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = CompanyProfileInput,
+    responses(
+        (status = 200, description = "The `company_profile` step", body = StepOut),
+        (status = 400, description = "A field is invalid", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "ein: must be an EIN: NN-NNNNNNN or 9 digits",
+                          "details": [{"field": "ein", "message": "must be an EIN: NN-NNNNNNN or 9 digits"}]})),
+        StepErrors,
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[put("/enrollments/{id}/onboarding/company_profile")]
+pub async fn put_company_profile(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let input: CompanyProfileInput = body::parse(&req, &bytes, &[])?;
+    let result = state
+        .onboarding
+        .save_profile(&caller.principal.scope(), &id, input.into())
+        .await;
+    step(&caller, result)
+}
+
+/// Ask for business verification of the saved profile (embedded
+/// enrollments).
+///
+/// Test mode verifies every valid EIN at once, except `11-1111111`
+/// (refused: the step is `action_required` with a `verification_failed`
+/// error on `ein`) and `22-2222222` (`pending`, then `completed` after
+/// 60 s). A refusal is the step's status, not an HTTP error: correct the
+/// profile and ask again.
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "request_business_verification",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body(content = Option<NoFields>, description = "None, or `{}`", example = json!({})),
+    responses(
+        (status = 200, description = "The `business_verification` step", body = StepOut),
+        (status = 400, description = "The body is not empty and not `{}`", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "force: is not a known field",
+                          "details": [{"field": "force", "message": "is not a known field"}]})),
+        StepErrors,
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/enrollments/{id}/onboarding/business_verification")]
+pub async fn request_business_verification(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let NoFields {} = optional_body(&req, &bytes)?;
+    let result = state
+        .onboarding
+        .request_verification(&caller.principal.scope(), &id)
+        .await;
+    step(&caller, result)
+}
+
+/// Save the bank account (embedded enrollments) and send its two
+/// micro-deposits.
+///
+/// The account number is encrypted at rest and never returned (the step
+/// shows `last4`). The step is `pending` until the two amounts are
+/// confirmed; test mode always sends 32 and 45 cents.
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "put_banking",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = BankingInput,
+    responses(
+        (status = 200, description = "The `banking` step", body = StepOut),
+        (status = 400, description = "A field is invalid", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "routing_number: must be a 9-digit ABA routing number",
+                          "details": [{"field": "routing_number", "message": "must be a 9-digit ABA routing number"}]})),
+        StepErrors,
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[put("/enrollments/{id}/onboarding/banking")]
+pub async fn put_banking(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let input: BankingInput = body::parse(&req, &bytes, &[])?;
+    let result = state
+        .onboarding
+        .save_bank(&caller.principal.scope(), &id, input.into())
+        .await;
+    step(&caller, result)
+}
+
+/// Confirm the two micro-deposit amounts (embedded enrollments).
+///
+/// Right: the step is `completed`. Wrong: it stays `pending`; the third
+/// wrong answer makes it `action_required` (`verification_failed` on
+/// `amounts_cents`) and the account must be saved again. Neither is an
+/// HTTP error.
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "verify_banking",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = DepositsInput,
+    responses(
+        (status = 200, description = "The `banking` step", body = StepOut),
+        (status = 400, description = "Not two amounts of 1 to 99 cents", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "amounts_cents: must be two amounts of 1 to 99 cents",
+                          "details": [{"field": "amounts_cents", "message": "must be two amounts of 1 to 99 cents"}]})),
+        StepErrors,
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/enrollments/{id}/onboarding/banking/verify")]
+pub async fn verify_banking(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let input: DepositsInput = body::parse(&req, &bytes, &[])?;
+    // Left out, the service names the field (after refusing a hosted
+    // enrollment, like every step).
+    let amounts = input.amounts_cents.unwrap_or_default();
+    let result = state
+        .onboarding
+        .confirm_deposits(&caller.principal.scope(), &id, &amounts)
+        .await;
+    step(&caller, result)
+}
+
+/// Save the plan choices (embedded enrollments); a field left out takes
+/// its default. The step completes once the signatory signs.
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "put_plan_setup",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = PlanSetupInput,
+    responses(
+        (status = 200, description = "The `plan_setup` step", body = StepOut),
+        (status = 400, description = "A field is invalid", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "min_hours_per_week: must be an integer from 20 to 40",
+                          "details": [{"field": "min_hours_per_week", "message": "must be an integer from 20 to 40"}]})),
+        StepErrors,
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[put("/enrollments/{id}/onboarding/plan_setup")]
+pub async fn put_plan_setup(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let input: PlanSetupInput = optional_body(&req, &bytes)?;
+    let result = state
+        .onboarding
+        .save_plan(&caller.principal.scope(), &id, input.into())
+        .await;
+    step(&caller, result)
+}
+
+/// Sign the plan documents for the saved choices (embedded enrollments).
+///
+/// `signer_name` must be the enrollment's signatory; recorded with the
+/// signatory's email, the time, the caller's IP address and user agent and
+/// the SHA-256 of each document. A signed step cannot be unsigned.
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "sign_plan_setup",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body = SignatureInput,
+    responses(
+        (status = 200, description = "The `plan_setup` step, `completed`", body = StepOut),
+        (status = 400, description = "Another name, or `accepted` is not true", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "signer_name: must be the signatory's full name as given on the enrollment",
+                          "details": [{"field": "signer_name", "message": "must be the signatory's full name as given on the enrollment"}]})),
+        StepErrors,
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/enrollments/{id}/onboarding/plan_setup/sign")]
+pub async fn sign_plan_setup(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let input: SignatureInput = body::parse(&req, &bytes, &[])?;
+    let ip = source_ip(&req, &state.config).map(|ip| ip.to_string());
+    let agent = req
+        .headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let result = state
+        .onboarding
+        .sign_plan(&caller.principal.scope(), &id, input.with_origin(ip, agent))
+        .await;
+    step(&caller, result)
+}
+
+/// Invite the employees (embedded enrollments; optional step): live mode
+/// emails every census member with an address; test mode records the
+/// invitations as suppressed.
+#[utoipa::path(
+    tag = "Onboarding",
+    operation_id = "send_employee_invitations",
+    params(
+        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
+    request_body(content = Option<NoFields>, description = "None, or `{}`", example = json!({})),
+    responses(
+        (status = 200, description = "The `employee_invitations` step", body = StepOut),
+        (status = 400, description = "The body is not empty and not `{}`", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "to: is not a known field",
+                          "details": [{"field": "to", "message": "is not a known field"}]})),
+        StepErrors,
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/enrollments/{id}/onboarding/employee_invitations")]
+pub async fn send_employee_invitations(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let id = enrollment_id(&path)?;
+    let NoFields {} = optional_body(&req, &bytes)?;
+    let result = state
+        .onboarding
+        .send_invitations(&caller.principal.scope(), &id)
+        .await;
+    step(&caller, result)
+}
