@@ -32,6 +32,8 @@ pub enum EmailKind {
     Lockout,
     /// An employee is invited to the company's new plan.
     EmployeeInvite,
+    /// The offer iframe's verification code.
+    EmbedCode,
 }
 
 impl EmailKind {
@@ -46,6 +48,7 @@ impl EmailKind {
             Self::PasswordReset => "password_reset",
             Self::Lockout => "lockout",
             Self::EmployeeInvite => "employee_invite",
+            Self::EmbedCode => "embed_code",
         }
     }
 
@@ -59,6 +62,7 @@ impl EmailKind {
             Self::PasswordReset,
             Self::Lockout,
             Self::EmployeeInvite,
+            Self::EmbedCode,
         ]
         .into_iter()
         .find(|k| k.as_str() == text)
@@ -300,6 +304,22 @@ pub fn employee_invite(to: &str, company: &str, start_date: &str) -> OutboundEma
         ],
         None,
         &["If you do not work for this company, you can ignore this email."],
+    )
+}
+
+/// The offer iframe's verification code, valid 10 minutes.
+#[must_use]
+pub fn embed_code(to: &str, code: &str, company: &str) -> OutboundEmail {
+    message(
+        EmailKind::EmbedCode,
+        to,
+        format!("Your {SERVICE_NAME} verification code: {code}"),
+        &[
+            format!("Enter {code} to see and accept the benefits offer for {company}."),
+            "The code works for 10 minutes.".to_owned(),
+        ],
+        None,
+        &["If you did not ask for this code, you can ignore this email."],
     )
 }
 

@@ -47,6 +47,13 @@ pub enum Code {
     CensusRequired,
     /// No rate-card market covers the census.
     MarketUnavailable,
+    /// The offer iframe: an address outside the group's domain.
+    EmailNotAllowed,
+    /// The offer iframe: a wrong or expired code.
+    VerificationFailed,
+    /// The offer iframe: the embed session expired (an added code, used
+    /// only there).
+    SessionExpired,
     /// An amount the pricing derives does not fit.
     AmountOutOfRange,
     /// A rate limit was exceeded.
@@ -59,7 +66,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the specification's order.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 17] = [
         Self::InvalidRequest,
         Self::Unauthorized,
         Self::LiveModeDisabled,
@@ -70,6 +77,9 @@ impl Code {
         Self::QuoteExpired,
         Self::CensusRequired,
         Self::MarketUnavailable,
+        Self::EmailNotAllowed,
+        Self::VerificationFailed,
+        Self::SessionExpired,
         Self::AmountOutOfRange,
         Self::RateLimited,
         Self::ServerError,
@@ -90,6 +100,9 @@ impl Code {
             Self::QuoteExpired => "quote_expired",
             Self::CensusRequired => "census_required",
             Self::MarketUnavailable => "market_unavailable",
+            Self::EmailNotAllowed => "email_not_allowed",
+            Self::VerificationFailed => "verification_failed",
+            Self::SessionExpired => "session_expired",
             Self::AmountOutOfRange => "amount_out_of_range",
             Self::RateLimited => "rate_limited",
             Self::ServerError => "server_error",
@@ -134,10 +147,13 @@ mod tests {
             Code::QuoteExpired => 7,
             Code::CensusRequired => 8,
             Code::MarketUnavailable => 9,
-            Code::AmountOutOfRange => 10,
-            Code::RateLimited => 11,
-            Code::ServerError => 12,
-            Code::NotConfigured => 13,
+            Code::EmailNotAllowed => 10,
+            Code::VerificationFailed => 11,
+            Code::SessionExpired => 12,
+            Code::AmountOutOfRange => 13,
+            Code::RateLimited => 14,
+            Code::ServerError => 15,
+            Code::NotConfigured => 16,
         };
         for (i, c) in Code::ALL.into_iter().enumerate() {
             assert_eq!(position(c), i, "{c}");

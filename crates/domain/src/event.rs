@@ -20,6 +20,9 @@ pub enum EventType {
     /// An `in_review` quote became `ready`.
     #[serde(rename = "quote.finalized")]
     QuoteFinalized,
+    /// The employer accepted a quote's offer in its iframe.
+    #[serde(rename = "quote.accepted")]
+    QuoteAccepted,
     /// An enrollment was created.
     #[serde(rename = "enrollment.created")]
     EnrollmentCreated,
@@ -44,6 +47,7 @@ impl EventType {
         match self {
             Self::Ping => "ping",
             Self::QuoteFinalized => "quote.finalized",
+            Self::QuoteAccepted => "quote.accepted",
             Self::EnrollmentCreated => "enrollment.created",
             Self::EnrollmentUpdated => "enrollment.updated",
             Self::GroupStateChanged => "group.state_changed",
@@ -58,6 +62,7 @@ impl EventType {
         [
             Self::Ping,
             Self::QuoteFinalized,
+            Self::QuoteAccepted,
             Self::EnrollmentCreated,
             Self::EnrollmentUpdated,
             Self::GroupStateChanged,
@@ -265,6 +270,7 @@ mod tests {
         for t in [
             EventType::Ping,
             EventType::QuoteFinalized,
+            EventType::QuoteAccepted,
             EventType::EnrollmentCreated,
             EventType::GroupStateChanged,
             EventType::CensusProcessed,

@@ -49,6 +49,9 @@ pub struct Partner {
     pub live_enabled: bool,
     /// Capabilities.
     pub capabilities: Vec<Capability>,
+    /// The origins whose pages may frame the offer iframe
+    /// (`https://host[:port]`); see [`crate::embed::frame_ancestors`].
+    pub embed_origins: Vec<String>,
 }
 
 /// Why a partner's key may not proceed.
@@ -84,6 +87,7 @@ impl Partner {
             benefits_admin: benefits_admin.unwrap_or(default_admin),
             live_enabled: false,
             capabilities,
+            embed_origins: Vec::new(),
         }
     }
 

@@ -156,6 +156,8 @@ pub struct Quote {
     pub body: crate::document::QuoteDocument,
     /// Creation time, Unix seconds.
     pub created_at: i64,
+    /// Who accepted the offer in its iframe (set once).
+    pub acceptance: Option<crate::embed::Acceptance>,
 }
 
 #[cfg(test)]

@@ -160,7 +160,8 @@ impl ServiceError {
     pub const fn retry_after(&self) -> Option<u32> {
         match self {
             Self::RatesPending { retry_after_secs }
-            | Self::Portal(PortalRefusal::TooManyAttempts { retry_after_secs }) => {
+            | Self::Portal(PortalRefusal::TooManyAttempts { retry_after_secs })
+            | Self::Embed(EmbedRefusal::TooManyCodes { retry_after_secs }) => {
                 Some(*retry_after_secs)
             }
             _ => None,

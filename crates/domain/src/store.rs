@@ -13,6 +13,7 @@
 
 mod census;
 mod claims;
+mod embed;
 mod groups;
 mod health;
 mod idempotency;
@@ -28,6 +29,7 @@ mod webhooks;
 
 pub use census::CensusStore;
 pub use claims::ClaimsStore;
+pub use embed::{EmbedStore, EmbedWrite};
 pub use groups::GroupStore;
 pub use health::Health;
 pub use idempotency::IdempotencyStore;
@@ -41,10 +43,11 @@ pub use rate_limits::RateLimitStore;
 pub use webhooks::WebhookStore;
 #[cfg(any(test, feature = "mock"))]
 pub use {
-    census::MockCensusStore, claims::MockClaimsStore, groups::MockGroupStore, health::MockHealth,
-    idempotency::MockIdempotencyStore, jobs::MockJobStore, onboarding::MockOnboardingStore,
-    outbox::MockOutboxStore, partners::MockPartnerStore, portal::MockPortalStore,
-    quotes::MockQuoteStore, rate_limits::MockRateLimitStore, webhooks::MockWebhookStore,
+    census::MockCensusStore, claims::MockClaimsStore, embed::MockEmbedStore,
+    groups::MockGroupStore, health::MockHealth, idempotency::MockIdempotencyStore,
+    jobs::MockJobStore, onboarding::MockOnboardingStore, outbox::MockOutboxStore,
+    partners::MockPartnerStore, portal::MockPortalStore, quotes::MockQuoteStore,
+    rate_limits::MockRateLimitStore, webhooks::MockWebhookStore,
 };
 
 /// Why a storage operation failed.
@@ -96,6 +99,13 @@ pub enum Conflict {
     /// meanwhile.
     #[error("the link was already used")]
     LinkUsed,
+    /// The embed session changed since it was read (make the change again
+    /// on the new state).
+    #[error("the offer session changed meanwhile; retry")]
+    EmbedMoved,
+    /// The quote's offer was accepted already.
+    #[error("this offer was already accepted")]
+    AlreadyAccepted,
     /// A generated id collided (retry with a fresh one).
     #[error("id collision")]
     IdTaken,

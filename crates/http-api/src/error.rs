@@ -25,10 +25,12 @@ pub const fn status_of(code: Code) -> StatusCode {
         Code::LiveModeDisabled | Code::Forbidden => StatusCode::FORBIDDEN,
         Code::NotFound => StatusCode::NOT_FOUND,
         Code::Conflict | Code::RatesPending => StatusCode::CONFLICT,
-        Code::QuoteExpired => StatusCode::GONE,
-        Code::CensusRequired | Code::MarketUnavailable | Code::AmountOutOfRange => {
-            StatusCode::UNPROCESSABLE_ENTITY
-        }
+        Code::QuoteExpired | Code::SessionExpired => StatusCode::GONE,
+        Code::CensusRequired
+        | Code::MarketUnavailable
+        | Code::AmountOutOfRange
+        | Code::EmailNotAllowed
+        | Code::VerificationFailed => StatusCode::UNPROCESSABLE_ENTITY,
         Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         Code::ServerError => StatusCode::INTERNAL_SERVER_ERROR,
         Code::NotConfigured => StatusCode::SERVICE_UNAVAILABLE,
@@ -42,6 +44,9 @@ pub struct ApiError {
     code: Code,
     message: String,
     details: Option<Vec<FieldError>>,
+    /// `verification_failed` (the offer iframe): attempts left, on its
+    /// one detail.
+    attempts_remaining: Option<u32>,
     retry_after: Option<i64>,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
@@ -107,6 +112,7 @@ impl ApiError {
             code,
             message: message.into(),
             details: None,
+            attempts_remaining: None,
             retry_after: None,
             source: None,
         }
@@ -278,6 +284,12 @@ impl From<ServiceError> for ApiError {
         out.retry_after = e.retry_after().map(i64::from);
         match e {
             ServiceError::Invalid(details) => out.details = Some(details),
+            ServiceError::Embed(
+                r @ domain::services::EmbedRefusal::VerificationFailed { attempts_remaining },
+            ) => {
+                out.details = Some(vec![FieldError::new("code", r.to_string())]);
+                out.attempts_remaining = Some(attempts_remaining);
+            }
             ServiceError::Unavailable(source) | ServiceError::Internal(source) => {
                 out.source = Some(source);
             }
@@ -301,7 +313,18 @@ impl ResponseError for ApiError {
             res.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
         res.extensions_mut().insert(Enveloped);
-        res.json(self.body())
+        match self.attempts_remaining {
+            None => res.json(self.body()),
+            // The offer iframe's endpoints answer camelCase: the one
+            // detail says how many codes may still be tried.
+            Some(n) => {
+                let mut body = serde_json::to_value(self.body()).unwrap_or_default();
+                if let Some(serde_json::Value::Object(d)) = body.pointer_mut("/details/0") {
+                    d.insert("attemptsRemaining".to_owned(), n.into());
+                }
+                res.json(body)
+            }
+        }
     }
 }
 
@@ -324,8 +347,12 @@ mod tests {
             Code::LiveModeDisabled | Code::Forbidden => 403,
             Code::NotFound => 404,
             Code::Conflict | Code::RatesPending => 409,
-            Code::QuoteExpired => 410,
-            Code::CensusRequired | Code::MarketUnavailable | Code::AmountOutOfRange => 422,
+            Code::QuoteExpired | Code::SessionExpired => 410,
+            Code::CensusRequired
+            | Code::MarketUnavailable
+            | Code::AmountOutOfRange
+            | Code::EmailNotAllowed
+            | Code::VerificationFailed => 422,
             Code::RateLimited => 429,
             Code::ServerError => 500,
             Code::NotConfigured => 503,

@@ -128,6 +128,8 @@ pub fn app(
         .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES))
         // Registered before `/v1` so that the scope does not claim it.
         .service(SwaggerUi::new("/docs/{_:.*}").url("/v1/openapi.json", doc))
+        // The offer iframe's own endpoints: not part of the partner API.
+        .configure(routes::embed::iframe::configure)
         // The contract names the page `/docs`; the UI lives under `/docs/`.
         .service(
             web::resource("/docs")

@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use domain::services::accounts::Accounts;
 use domain::services::census::Census;
 use domain::services::elections::Elections;
-use domain::services::embed::EmbedSessions;
+use domain::services::embed::{EmbedPorts, EmbedSessions};
 use domain::services::enrollments::Enrollments;
 use domain::services::events::Events;
 use domain::services::groups::Groups;
@@ -68,6 +68,8 @@ pub struct Shared {
     pub catalogue: Arc<Vec<domain::plans::PlanInfo>>,
     /// `onboarding.verification_time_scale`.
     pub verification_time_scale: f64,
+    /// `embed.session_minutes`.
+    pub embed_session_minutes: f64,
     /// `public_base_url`.
     pub public_base_url: String,
     /// Wakes the job worker after a census write.
@@ -114,6 +116,7 @@ impl Shared {
             settings.webhooks,
         )?;
         shared.verification_time_scale = settings.onboarding.verification_time_scale;
+        shared.embed_session_minutes = settings.embed.session_minutes;
         shared.public_base_url.clone_from(&settings.public_base_url);
         Ok(shared)
     }
@@ -132,6 +135,7 @@ impl Shared {
             )?),
             verification_time_scale: crate::config::OnboardingSettings::default()
                 .verification_time_scale,
+            embed_session_minutes: domain::embed::DEFAULT_SESSION_MINUTES,
             public_base_url: domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL.to_owned(),
             card: Arc::new(card),
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
@@ -400,11 +404,20 @@ impl Services {
     pub fn embed_sessions(&self) -> EmbedSessions {
         let (s, p) = (&self.stores, &self.ports);
         EmbedSessions::new(
-            Arc::clone(&s.groups),
-            Arc::clone(&s.quotes),
-            Arc::clone(&p.sealer),
-            Arc::clone(&p.clock),
-            Arc::clone(&p.entropy),
+            EmbedPorts {
+                groups: Arc::clone(&s.groups),
+                quotes: Arc::clone(&s.quotes),
+                partners: Arc::clone(&s.partners),
+                store: Arc::clone(&s.embed),
+                sealer: Arc::clone(&p.sealer),
+                clock: Arc::clone(&p.clock),
+                entropy: Arc::clone(&p.entropy),
+                waker: self.waker(),
+                mailbox: Mailbox::new(Arc::clone(&p.sealer)),
+                plans: Arc::clone(&self.shared.catalogue),
+                public_base_url: self.shared.public_base_url.clone(),
+            },
+            self.shared.embed_session_minutes,
         )
     }
 

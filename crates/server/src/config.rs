@@ -85,6 +85,8 @@ pub struct Settings {
     pub email: EmailSettings,
     /// `[onboarding]`.
     pub onboarding: OnboardingSettings,
+    /// `[embed]`.
+    pub embed: EmbedSettings,
 }
 
 impl Default for Settings {
@@ -103,6 +105,7 @@ impl Default for Settings {
             secrets: SecretSettings::default(),
             email: EmailSettings::default(),
             onboarding: OnboardingSettings::default(),
+            embed: EmbedSettings::default(),
         }
     }
 }
@@ -142,6 +145,22 @@ impl Default for OnboardingSettings {
     fn default() -> Self {
         Self {
             verification_time_scale: 1.0,
+        }
+    }
+}
+
+/// `[embed]`: the offer iframe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EmbedSettings {
+    /// `embed.session_minutes`: how long an embed session lives; finite,
+    /// above 0, fractions allowed.
+    pub session_minutes: f64,
+}
+
+impl Default for EmbedSettings {
+    fn default() -> Self {
+        Self {
+            session_minutes: domain::embed::DEFAULT_SESSION_MINUTES,
         }
     }
 }

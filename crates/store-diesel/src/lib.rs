@@ -75,6 +75,8 @@ macro_rules! backend_ops {
         mod claims;
         #[path = "ops/documents.rs"]
         mod documents;
+        #[path = "ops/embed.rs"]
+        mod embed;
         #[path = "ops/groups.rs"]
         mod groups;
         #[path = "ops/idempotency.rs"]
@@ -121,9 +123,9 @@ use diesel_async::pooled_connection::{
 use domain::ids::ProcessId;
 use domain::store::process::ProcessStore;
 use domain::store::{
-    CensusStore, ClaimsStore, GroupStore, Health, IdempotencyStore, JobStore, OnboardingStore,
-    OutboxStore, PartnerStore, PortalStore, QuoteStore, RateLimitStore, StoreError, StoreResult,
-    WebhookStore,
+    CensusStore, ClaimsStore, EmbedStore, GroupStore, Health, IdempotencyStore, JobStore,
+    OnboardingStore, OutboxStore, PartnerStore, PortalStore, QuoteStore, RateLimitStore,
+    StoreError, StoreResult, WebhookStore,
 };
 
 pub use pg::PgStore;
@@ -312,6 +314,8 @@ pub struct Stores {
     pub onboarding: Arc<dyn OnboardingStore>,
     /// Employer-portal accounts, links and sessions.
     pub portal: Arc<dyn PortalStore>,
+    /// Embed sessions (the offer iframe).
+    pub embed: Arc<dyn EmbedStore>,
     /// The event outbox.
     pub outbox: Arc<dyn OutboxStore>,
     /// Background jobs.
@@ -338,6 +342,7 @@ impl Stores {
             + QuoteStore
             + OnboardingStore
             + PortalStore
+            + EmbedStore
             + OutboxStore
             + JobStore
             + IdempotencyStore
@@ -355,6 +360,7 @@ impl Stores {
             quotes: s.clone(),
             onboarding: s.clone(),
             portal: s.clone(),
+            embed: s.clone(),
             outbox: s.clone(),
             jobs: s.clone(),
             idempotency: s.clone(),

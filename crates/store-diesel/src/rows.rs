@@ -85,6 +85,7 @@ pub(crate) struct PartnerRow {
     pub live_enabled: bool,
     pub live_changed_at: Option<i64>,
     pub created_at: i64,
+    pub embed_origins: String,
 }
 
 impl PartnerRow {
@@ -99,6 +100,7 @@ impl PartnerRow {
             live_enabled: p.live_enabled,
             live_changed_at: None,
             created_at: now,
+            embed_origins: to_json(&p.embed_origins).unwrap_or_default(),
         }
     }
 
@@ -116,6 +118,8 @@ impl PartnerRow {
             benefits_admin: json_enum::<BenefitsAdmin>("benefits admin", &self.benefits_admin)?,
             live_enabled: self.live_enabled,
             capabilities,
+            embed_origins: json_doc("embed origins", Some(&self.embed_origins))?
+                .unwrap_or_default(),
         })
     }
 }
@@ -355,6 +359,7 @@ pub(crate) struct QuoteRow {
     pub created_at: i64,
     pub kind: String,
     pub request_digest: Option<String>,
+    pub acceptance: Option<String>,
 }
 
 impl QuoteRow {
@@ -371,6 +376,7 @@ impl QuoteRow {
             created_at: q.created_at,
             kind: q.kind.as_str().to_owned(),
             request_digest: q.request_digest.clone(),
+            acceptance: q.acceptance.as_ref().map(to_json).transpose()?,
         })
     }
 
@@ -390,6 +396,7 @@ impl QuoteRow {
             body: QuoteDocument::from_stored(kind, &self.body)
                 .map_err(|_| corrupt("quote body", &self.id))?,
             created_at: self.created_at,
+            acceptance: json_doc("quote acceptance", self.acceptance.as_deref())?,
         })
     }
 }

@@ -11,6 +11,7 @@ diesel::table! {
         live_enabled -> Bool,
         live_changed_at -> Nullable<BigInt>,
         created_at -> BigInt,
+        embed_origins -> Text,
     }
 }
 
@@ -93,6 +94,22 @@ diesel::table! {
         created_at -> BigInt,
         kind -> Text,
         request_digest -> Nullable<Text>,
+        acceptance -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    embed_sessions (id) {
+        id -> Text,
+        token_hash -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        group_id -> Text,
+        quote_id -> Text,
+        state -> Text,
+        version -> BigInt,
+        created_at -> BigInt,
+        expires_at -> BigInt,
     }
 }
 
@@ -255,4 +272,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     portal_accounts,
     portal_links,
     portal_sessions,
+    embed_sessions,
 );

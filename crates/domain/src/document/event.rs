@@ -20,6 +20,21 @@ pub struct QuoteFinalized {
     pub status: String,
 }
 
+/// `quote.accepted`: the employer accepted the offer in its iframe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuoteAccepted {
+    /// The quote.
+    pub quote_id: QuoteId,
+    /// Its group.
+    pub group_id: GroupId,
+    /// The name typed.
+    pub name: String,
+    /// The verified address.
+    pub email: String,
+    /// When (RFC 3339).
+    pub accepted_at: String,
+}
+
 /// `enrollment.created`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnrollmentCreated {
@@ -140,6 +155,9 @@ pub enum EventData {
     /// `quote.finalized`.
     #[serde(rename = "quote.finalized")]
     QuoteFinalized(QuoteFinalized),
+    /// `quote.accepted`.
+    #[serde(rename = "quote.accepted")]
+    QuoteAccepted(QuoteAccepted),
     /// `enrollment.created`.
     #[serde(rename = "enrollment.created")]
     EnrollmentCreated(EnrollmentCreated),
@@ -164,6 +182,7 @@ impl EventData {
         match self {
             Self::Ping {} => EventType::Ping,
             Self::QuoteFinalized(_) => EventType::QuoteFinalized,
+            Self::QuoteAccepted(_) => EventType::QuoteAccepted,
             Self::EnrollmentCreated(_) => EventType::EnrollmentCreated,
             Self::EnrollmentUpdated(_) => EventType::EnrollmentUpdated,
             Self::GroupStateChanged(_) => EventType::GroupStateChanged,

@@ -143,6 +143,36 @@ impl Partners {
         Ok(self.store.set_live_enabled(id, enabled, now).await?)
     }
 
+    /// Replaces the partner's embed origins (`partner embed-origins`):
+    /// each an `https://host[:port]` (or `http://`) origin; none clears
+    /// them. The origins stored, normalized and without repeats.
+    ///
+    /// # Errors
+    /// `Invalid` naming each bad origin (`origins[i]`);
+    /// [`ServiceError::NotFound`] for an unknown partner.
+    pub async fn set_embed_origins(
+        &self,
+        id: &PartnerId,
+        origins: &[String],
+    ) -> Result<Vec<String>, ServiceError> {
+        let mut kept: Vec<String> = Vec::new();
+        let mut errors = Vec::new();
+        for (i, text) in origins.iter().enumerate() {
+            match crate::embed::parse_origin(text) {
+                Ok(o) if !kept.contains(&o) => kept.push(o),
+                Ok(_) => {}
+                Err(why) => {
+                    errors.push(crate::error::FieldError::new(format!("origins[{i}]"), why))
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+        self.store.set_embed_origins(id, &kept).await?;
+        Ok(kept)
+    }
+
     /// Mints a key. A test key's plaintext is kept sealed for `key show`; a
     /// live key's never is. A live key while one is active is a conflict
     /// unless `rotate`, which revokes the old one in the same transaction.

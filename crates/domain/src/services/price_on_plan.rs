@@ -359,6 +359,7 @@ impl PriceOnPlan {
                 Err(e) => return Ok(Err(e)),
             };
             let quote = Quote {
+                acceptance: None,
                 id: minter.quote_id_at(now_ms),
                 kind: QuoteKind::PriceOnPlan,
                 request_digest: Some(digest.to_owned()),

@@ -403,6 +403,7 @@ impl Quotes {
         let expires_at = now.saturating_add(i64::from(priced.expires_after_days) * 86_400);
         let minter = Minter::new(self.entropy.as_ref());
         let template = Quote {
+            acceptance: None,
             id: minter.quote_id_at(now_ms),
             kind: QuoteKind::Quote,
             request_digest: None,

@@ -220,6 +220,31 @@ pub enum EmbedRefusal {
     /// The group has no quote to show (`conflict`).
     #[error("the group has no ready, unexpired quote; create a quote first")]
     NoReadyQuote,
+    /// The embed session expired (`session_expired`).
+    #[error("this offer link expired; ask for a new one")]
+    SessionExpired,
+    /// An address outside the group's domain (`email_not_allowed`).
+    #[error("use your work email address at the company's domain")]
+    EmailNotAllowed,
+    /// A wrong or expired code, or none pending (`verification_failed`).
+    #[error("{}", if *.attempts_remaining == 0 { "the code is not valid; ask for a new code" } else { "the code is not correct" })]
+    VerificationFailed {
+        /// Attempts left before a new email is needed.
+        attempts_remaining: u32,
+    },
+    /// Five codes were sent within the hour (`rate_limited`).
+    #[error("too many codes were sent; try again in {retry_after_secs} s")]
+    TooManyCodes {
+        /// Seconds until another may be sent.
+        retry_after_secs: u32,
+    },
+    /// The documents and the acceptance wait for a verified address
+    /// (`conflict`).
+    #[error("verify your email address first")]
+    NotVerified,
+    /// The quote's offer was accepted already (`conflict`).
+    #[error("this offer was already accepted")]
+    AlreadyAccepted,
 }
 
 impl EmbedRefusal {
@@ -228,7 +253,15 @@ impl EmbedRefusal {
     pub const fn code(self) -> Code {
         match self {
             Self::Expired | Self::Stale => Code::QuoteExpired,
-            Self::PriceOnPlanQuote | Self::NotReady { .. } | Self::NoReadyQuote => Code::Conflict,
+            Self::PriceOnPlanQuote
+            | Self::NotReady { .. }
+            | Self::NoReadyQuote
+            | Self::NotVerified
+            | Self::AlreadyAccepted => Code::Conflict,
+            Self::SessionExpired => Code::SessionExpired,
+            Self::EmailNotAllowed => Code::EmailNotAllowed,
+            Self::VerificationFailed { .. } => Code::VerificationFailed,
+            Self::TooManyCodes { .. } => Code::RateLimited,
         }
     }
 }

@@ -37,6 +37,13 @@ pub trait PartnerStore: Send + Sync {
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown partner.
     async fn set_live_enabled(&self, id: &PartnerId, enabled: bool, now: i64) -> StoreResult<()>;
 
+    /// Replaces the partner's embed origins (the pages that may frame
+    /// the offer iframe).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown partner.
+    async fn set_embed_origins(&self, id: &PartnerId, origins: &[String]) -> StoreResult<()>;
+
     /// Stores a new key. For a live key, when `rotate` is set, every active
     /// live key of the partner is revoked in the same transaction; the ids
     /// revoked are returned.

@@ -2,6 +2,7 @@
 //! and the offer page it links to, `GET /embed/{token}` (outside `/v1`,
 //! unauthenticated: the signed token is the credential).
 
+pub mod iframe;
 pub mod page;
 
 use actix_web::http::StatusCode;
@@ -80,20 +81,13 @@ pub async fn create_embed_session(
         .create(&caller.principal.scope(), &id, quote_id.as_ref())
         .await
         .map_err(|e| not_found(e.into()))?;
-    let info = req.connection_info();
-    let url = format!(
-        "{}://{}/embed/{}",
-        info.scheme(),
-        info.host(),
-        created.token
-    );
     Reply::created(
         &EmbedSessionOut {
             id: created.session.id.as_str().to_owned(),
-            url: url.clone(),
+            url: created.url.clone(),
             expires_at: timestamp(created.session.expires_at),
         },
-        &url,
+        &created.url,
     )
 }
 
@@ -124,33 +118,42 @@ pub async fn show_offer_page(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     match state.embed_sessions.open(&path).await {
-        Ok((session, quote)) => {
-            let figures = quote.body.market().ok_or_else(|| {
+        Ok(offer) => {
+            let figures = offer.quote.body.market().ok_or_else(|| {
                 ApiError::internal("an embed session's quote has no market figures")
             })?;
             Ok(html(
                 StatusCode::OK,
-                page::offer(figures, &timestamp(session.expires_at)),
+                page::offer(figures, &timestamp(offer.stored.session.expires_at)),
+                &offer.frame_ancestors,
             ))
         }
-        Err(OpenError::NotFound) => Ok(html(StatusCode::NOT_FOUND, page::not_found())),
-        Err(OpenError::Expired) => Ok(html(StatusCode::GONE, page::expired())),
-        Err(OpenError::Outdated(why)) => Ok(html(
+        Err(OpenError::NotFound) => Ok(html(StatusCode::NOT_FOUND, page::not_found(), "*")),
+        Err(OpenError::Expired { frame_ancestors }) => {
+            Ok(html(StatusCode::GONE, page::expired(), &frame_ancestors))
+        }
+        Err(OpenError::Outdated {
+            why,
+            frame_ancestors,
+        }) => Ok(html(
             StatusCode::GONE,
             page::outdated(why == QuoteUse::Stale),
+            &frame_ancestors,
         )),
         Err(OpenError::Service(e)) => Err(e.into()),
     }
 }
 
-/// An HTML answer that may be framed anywhere and is never cached.
-fn html(status: StatusCode, body: String) -> HttpResponse {
+/// An HTML answer that pages of `frame_ancestors` may frame, never cached.
+fn html(status: StatusCode, body: String, frame_ancestors: &str) -> HttpResponse {
     let mut res = HttpResponse::build(status);
     res.content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((
             header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors *",
+            format!(
+                "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors {frame_ancestors}"
+            ),
         ))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::REFERRER_POLICY, "no-referrer"));

@@ -31,3 +31,74 @@ pub struct EmbedSessionOut {
     #[schema(format = DateTime)]
     pub expires_at: String,
 }
+
+/// The body of `POST /embed/{token}/email`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct EmailInput {
+    /// An address at the group's domain (or a subdomain).
+    pub email: Option<String>,
+}
+
+/// The answer of `POST /embed/{token}/email` (camelCase: the iframe's
+/// own endpoints).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CodeSentOut {
+    /// The address, masked (`j•••@acme.com`).
+    pub code_sent_to: String,
+}
+
+/// The body of `POST /embed/{token}/verify`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CodeInput {
+    /// The 6-digit code.
+    pub code: Option<String>,
+}
+
+/// The answer of `POST /embed/{token}/verify`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifiedOut {
+    /// Always true.
+    pub verified: bool,
+}
+
+/// One plan document of the offer.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentOut {
+    /// `plan_summary`, `service_agreement` or `privacy_notice`.
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// Hex SHA-256 of the text.
+    pub sha256: String,
+    /// Where to download it (plain text).
+    pub url: String,
+}
+
+/// The answer of `GET /embed/{token}/documents`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentsOut {
+    /// The three documents, in reading order.
+    pub documents: Vec<DocumentOut>,
+}
+
+/// The body of `POST /embed/{token}/accept`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct AcceptInput {
+    /// The accepting person's full name.
+    pub name: Option<String>,
+}
+
+/// The answer of `POST /embed/{token}/accept`: `quote.acceptance`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptanceOut {
+    /// The name typed.
+    pub name: String,
+    /// The verified address.
+    pub email: String,
+    /// When (RFC 3339).
+    pub accepted_at: String,
+}

@@ -66,6 +66,23 @@ pub struct QuoteOut {
     /// Creation time.
     #[schema(format = DateTime)]
     pub created_at: String,
+    /// Who accepted the offer in its iframe; present once accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<QuoteAcceptanceOut>,
+}
+
+/// `quote.acceptance`: the employer accepted the offer in its iframe.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct QuoteAcceptanceOut {
+    /// The name typed.
+    #[schema(example = "Dana Lee")]
+    pub name: String,
+    /// The address verified with a code.
+    #[schema(example = "dana@acme-mfg.com")]
+    pub email: String,
+    /// When.
+    #[schema(format = DateTime)]
+    pub accepted_at: String,
 }
 
 impl QuoteOut {
@@ -87,6 +104,11 @@ impl QuoteOut {
             figures,
             expires_at: timestamp(q.expires_at),
             created_at: timestamp(q.created_at),
+            acceptance: q.acceptance.as_ref().map(|a| QuoteAcceptanceOut {
+                name: a.name.clone(),
+                email: a.email.clone(),
+                accepted_at: timestamp(a.accepted_at),
+            }),
         })
     }
 }

@@ -46,6 +46,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("email.url", Kind::Text),
     ("email.from", Kind::Text),
     ("onboarding.verification_time_scale", Kind::Scalar),
+    ("embed.session_minutes", Kind::Scalar),
 ];
 
 /// The tables that group keys.
@@ -57,6 +58,7 @@ const TABLES: &[&str] = &[
     "secrets",
     "email",
     "onboarding",
+    "embed",
 ];
 
 fn known(key: &str) -> Option<(&'static str, Kind)> {

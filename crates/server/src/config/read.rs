@@ -15,7 +15,8 @@ use toml::Value;
 
 use crate::config::layers::Layer;
 use crate::config::{
-    ConfigError, HttpConfig, Limits, OnboardingSettings, Settings, Source, WebhookSettings,
+    ConfigError, EmbedSettings, HttpConfig, Limits, OnboardingSettings, Settings, Source,
+    WebhookSettings,
 };
 
 /// The layers above the defaults, merged in order.
@@ -109,7 +110,13 @@ impl Merged {
                 |v| self.positive_float("onboarding.verification_time_scale", v),
             )?,
         };
+        let embed = EmbedSettings {
+            session_minutes: self.or("embed.session_minutes", d.embed.session_minutes, |v| {
+                self.positive_float("embed.session_minutes", v)
+            })?,
+        };
         Ok(Settings {
+            embed,
             listen,
             database,
             public_base_url,

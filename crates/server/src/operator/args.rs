@@ -25,6 +25,22 @@ pub enum PartnerCommand {
         #[arg(value_name = "PRT_ID")]
         id: String,
     },
+    /// Set the origins whose pages may frame the offer iframe
+    /// (`Content-Security-Policy: frame-ancestors`), replacing the list;
+    /// without an origin, show it. With none set, test-mode offers may be
+    /// framed anywhere and live-mode offers nowhere.
+    EmbedOrigins {
+        /// The partner (`prt_…`).
+        #[arg(value_name = "PRT_ID")]
+        id: String,
+        /// Origins such as `https://app.example.com` (scheme, host,
+        /// optional port; no path).
+        #[arg(value_name = "URL")]
+        origins: Vec<String>,
+        /// Clear the list.
+        #[arg(long, conflicts_with = "origins")]
+        none: bool,
+    },
     /// List every partner, oldest first.
     List,
     /// Show one partner.

@@ -66,6 +66,19 @@ pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Outp
                 .map_err(|e| service_error(e, &no_partner(&id)))?;
             Ok(render::live_changed(&partner))
         }
+        PartnerCommand::EmbedOrigins { id, origins, none } => {
+            let id = partner_id(id)?;
+            if !origins.is_empty() || *none {
+                svc.set_embed_origins(&id, origins)
+                    .await
+                    .map_err(|e| service_error(e, &no_partner(&id)))?;
+            }
+            let partner = svc
+                .partner(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            Ok(render::embed_origins(&partner))
+        }
         PartnerCommand::Readiness { id } => {
             let id = partner_id(id)?;
             Ok(render::readiness(&readiness(ctx, &id).await?))

@@ -214,6 +214,23 @@ pub(crate) fn live_changed(p: &Partner) -> Output {
     }
 }
 
+/// `partner embed-origins`: one origin a line, or what applies without
+/// any.
+pub(crate) fn embed_origins(p: &Partner) -> Output {
+    let human = if p.embed_origins.is_empty() {
+        format!(
+            "{}: no embed origins (test-mode offers may be framed anywhere, live-mode offers nowhere)",
+            p.id
+        )
+    } else {
+        p.embed_origins.join("\n")
+    };
+    Output {
+        human,
+        json: json!({"partner_id": p.id.as_str(), "embed_origins": p.embed_origins}),
+    }
+}
+
 /// `partner show`: one `field  value` line each.
 pub(crate) fn partner(p: &Partner) -> Output {
     let capabilities = p.capabilities.iter().map(wire).collect::<Vec<_>>();
@@ -224,6 +241,7 @@ pub(crate) fn partner(p: &Partner) -> Output {
         ("benefits_admin", wire(&p.benefits_admin)),
         ("live_enabled", p.live_enabled.to_string()),
         ("capabilities", capabilities.join(", ")),
+        ("embed_origins", p.embed_origins.join(" ")),
     ];
     Output {
         human: lines

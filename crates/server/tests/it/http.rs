@@ -15,6 +15,7 @@ mod casing;
 mod census;
 mod elections;
 mod embed;
+mod embed_iframe;
 mod embedded;
 mod enrollments;
 mod envelope;

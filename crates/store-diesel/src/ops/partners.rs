@@ -111,6 +111,21 @@ impl PartnerStore for Store {
         }
     }
 
+    async fn set_embed_origins(&self, id: &PartnerId, origins: &[String]) -> StoreResult<()> {
+        let text = crate::rows::stored(serde_json::to_string(origins))?;
+        let mut conn = self.conn().await?;
+        let n = diesel::update(partners::table.find(id.as_str()))
+            .set(partners::embed_origins.eq(text))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        if n == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
     async fn insert_key(&self, key: &KeyRecord, rotate: bool, now: i64) -> StoreResult<Vec<KeyId>> {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;

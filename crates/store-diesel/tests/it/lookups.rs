@@ -22,6 +22,7 @@ use crate::outbox::event;
 pub fn quote(n: u16, scope: &Scope, group: &GroupId, at: i64) -> Quote {
     let [a, b] = n.to_be_bytes();
     Quote {
+        acceptance: None,
         kind: QuoteKind::Quote,
         request_digest: None,
         id: QuoteId::from_bytes([0, 0, 0, 0x51, a, b]),

@@ -47,6 +47,7 @@ async fn up_down_up(t: TestDb) {
         "api_keys",
         "claims_aggregates",
         "creation_keys",
+        "embed_sessions",
         "enrollments",
         "events",
         "groups",

@@ -107,6 +107,7 @@ fn group(sc: &Scope, company_state: Option<CompanyState>) -> Group {
 /// A ready, current quote of the group that expires in a day.
 fn quote(sc: &Scope) -> Quote {
     Quote {
+        acceptance: None,
         kind: QuoteKind::Quote,
         request_digest: None,
         id: quote_id(),

@@ -115,6 +115,7 @@ fn service(world: &World, options: Options) -> Onboarding {
         let e = e.lock().unwrap();
         assert_eq!(*id, e.quote_id);
         Ok(crate::quote::Quote {
+            acceptance: None,
             id: e.quote_id.clone(),
             kind: crate::quote::QuoteKind::Quote,
             request_digest: None,

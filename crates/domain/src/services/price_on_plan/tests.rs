@@ -103,6 +103,7 @@ fn input(n: usize) -> PricingInput {
 
 fn pending_quote(group: &GroupId) -> Quote {
     Quote {
+        acceptance: None,
         id: QuoteId::from_bytes([0x51; 6]),
         kind: QuoteKind::PriceOnPlan,
         request_digest: Some("d".to_owned()),

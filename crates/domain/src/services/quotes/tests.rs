@@ -499,6 +499,7 @@ async fn an_id_collision_is_retried_with_a_fresh_id() {
 
 fn stored_quote(sc: &Scope, status: QuoteStatus) -> Quote {
     Quote {
+        acceptance: None,
         kind: QuoteKind::Quote,
         request_digest: None,
         id: quote_id(),

@@ -58,6 +58,7 @@ fn partners(kind: PartnerKind) -> Arc<MockPartnerStore> {
             benefits_admin: crate::partner::BenefitsAdmin::Partner,
             live_enabled: false,
             capabilities: Vec::new(),
+            embed_origins: Vec::new(),
         })
     });
     Arc::new(p)
