@@ -21,7 +21,8 @@ pub fn task(ports: &Ports) -> impl FnOnce(&Stores) -> Purge + Send + 'static {
     move |stores| {
         Box::pin(run(
             Housekeeping::new(Arc::clone(&stores.idempotency), clock)
-                .with_sessions(Arc::clone(&stores.portal)),
+                .with_sessions(Arc::clone(&stores.portal))
+                .with_embeds(Arc::clone(&stores.embed)),
             PURGE_INTERVAL,
         ))
     }
@@ -41,6 +42,11 @@ pub async fn run(housekeeping: Housekeeping, every: Duration) {
             Ok(0) => {}
             Ok(rows) => tracing::debug!(rows, "idempotency keys purged"),
             Err(e) => tracing::warn!(error = %e, "the idempotency purge cannot reach the store"),
+        }
+        match housekeeping.purge_embeds().await {
+            Ok(0) => {}
+            Ok(rows) => tracing::debug!(rows, "expired embed sessions purged"),
+            Err(e) => tracing::warn!(error = %e, "the embed-session purge cannot reach the store"),
         }
         match housekeeping.purge_sessions().await {
             Ok(0) => {}

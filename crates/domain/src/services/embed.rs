@@ -318,18 +318,6 @@ impl EmbedSessions {
             .ok_or_else(|| ServiceError::Internal("an accepted session has no acceptance".into()))
     }
 
-    /// Deletes the sessions that expired more than a day ago; how many.
-    ///
-    /// # Errors
-    /// When the store fails.
-    pub async fn purge(&self) -> Result<u64, ServiceError> {
-        Ok(self
-            .ports
-            .store
-            .purge_embeds(self.now().saturating_sub(86_400))
-            .await?)
-    }
-
     /// Makes one change of a live session on a current quote: read,
     /// apply, store — again on the newer state when another change landed
     /// first. The state stored.

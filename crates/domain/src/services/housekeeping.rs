@@ -2,7 +2,8 @@
 //! ended employer-portal sessions. A stored answer is replayed for 24
 //! hours, so its record (and the creation key of the group it made) is of
 //! no use afterwards; a portal session ends 30 minutes idle or 12 hours
-//! after it began. Without the purge both tables grow forever.
+//! after it began; an offer iframe's session is kept a day past its
+//! expiry. Without the purge these tables grow forever.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +11,10 @@ use std::time::Duration;
 use crate::portal::{SESSION_IDLE_SECS, SESSION_MAX_SECS};
 use crate::ports::{Clock, now_secs};
 use crate::services::ServiceError;
-use crate::store::{IdempotencyStore, PortalStore};
+use crate::store::{EmbedStore, IdempotencyStore, PortalStore};
+
+/// How long an expired embed session is kept, seconds.
+const EMBED_KEPT_SECS: i64 = 86_400;
 
 /// How often a serving process purges.
 pub const PURGE_INTERVAL: Duration = Duration::from_secs(5 * 60);
@@ -21,6 +25,7 @@ pub struct Housekeeping {
     idempotency: Arc<dyn IdempotencyStore>,
     clock: Arc<dyn Clock>,
     sessions: Option<Arc<dyn PortalStore>>,
+    embeds: Option<Arc<dyn EmbedStore>>,
 }
 
 impl Housekeeping {
@@ -31,7 +36,30 @@ impl Housekeeping {
             idempotency,
             clock,
             sessions: None,
+            embeds: None,
         }
+    }
+
+    /// Also purges the embed sessions of `embeds` a day after they expired.
+    #[must_use]
+    pub fn with_embeds(mut self, embeds: Arc<dyn EmbedStore>) -> Self {
+        self.embeds = Some(embeds);
+        self
+    }
+
+    /// Deletes the embed sessions that expired more than a day ago;
+    /// returns how many.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn purge_embeds(&self) -> Result<u64, ServiceError> {
+        let Some(embeds) = &self.embeds else {
+            return Ok(0);
+        };
+        let now = now_secs(self.clock.as_ref());
+        Ok(embeds
+            .purge_embeds(now.saturating_sub(EMBED_KEPT_SECS))
+            .await?)
     }
 
     /// Also purges the ended sessions of `sessions`.

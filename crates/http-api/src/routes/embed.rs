@@ -152,7 +152,8 @@ fn html(status: StatusCode, body: String, frame_ancestors: &str) -> HttpResponse
         .insert_header((
             header::CONTENT_SECURITY_POLICY,
             format!(
-                "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors {frame_ancestors}"
+                "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'self'; \
+connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors {frame_ancestors}"
             ),
         ))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))

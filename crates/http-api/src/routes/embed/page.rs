@@ -35,7 +35,10 @@ dl{{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12
 dl div{{border:1px solid #e4e7eb;border-radius:8px;padding:12px}}\
 dt{{font-size:12px;color:#52606d;text-transform:uppercase;letter-spacing:.04em}}\
 dd{{margin:4px 0 0;font-size:20px;font-weight:600}}.save dd{{color:#0b7a4b}}\
-small{{color:#52606d}}</style></head><body>{body}</body></html>\n",
+small{{color:#52606d}}.note{{background:#f5f7fa;border-radius:8px;padding:12px;font-size:14px}}\
+form{{display:grid;gap:8px;max-width:420px;margin:16px 0}}input{{font:inherit;padding:10px;border:1px solid #7b8794;border-radius:6px}}\
+button{{font:inherit;font-weight:600;padding:10px 16px;border:0;border-radius:6px;background:#1f5fbf;color:#fff;cursor:pointer;justify-self:start}}\
+.err{{color:#b42318;margin:0;min-height:1em}}</style></head><body>{body}</body></html>\n",
         escape(title)
     )
 }
@@ -58,23 +61,26 @@ fn chart(bars: &[(&str, i64, &str)]) -> String {
     let max = bars.iter().map(|(_, v, _)| *v).max().unwrap_or(0);
     let mut svg = String::from(
         "<svg role=\"img\" aria-label=\"Monthly cost comparison\" width=\"100%\" \
-viewBox=\"0 0 640 130\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"system-ui,sans-serif\" font-size=\"14\">",
+viewBox=\"0 0 640 190\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"system-ui,sans-serif\" font-size=\"28\">",
     );
-    let mut y: i64 = 10;
+    // Each label sits above its bar and the text is large in the
+    // viewBox, so that it stays legible when the frame is 360 px wide.
+    let mut y: i64 = 0;
     for (label, value, color) in bars {
         let _ = write!(
             svg,
             "<text x=\"0\" y=\"{}\" fill=\"#1f2933\">{}</text>\
-<rect x=\"150\" y=\"{y}\" width=\"{}\" height=\"36\" rx=\"4\" fill=\"{color}\"/>\
+<rect x=\"0\" y=\"{}\" width=\"{}\" height=\"40\" rx=\"4\" fill=\"{color}\"/>\
 <text x=\"{}\" y=\"{}\" fill=\"#1f2933\" font-weight=\"600\">{}</text>",
-            y.saturating_add(23),
+            y.saturating_add(28),
             escape(label),
+            y.saturating_add(38),
             width(*value, max),
-            width(*value, max).saturating_add(158),
-            y.saturating_add(23),
+            width(*value, max).saturating_add(10),
+            y.saturating_add(68),
             escape(&money(*value)),
         );
-        y = y.saturating_add(56);
+        y = y.saturating_add(95);
     }
     svg.push_str("</svg>");
     svg
@@ -109,7 +115,7 @@ pub fn offer(doc: &MarketQuote, expires: &str) -> String {
     let mut body = String::new();
     let _ = write!(
         body,
-        "<h1>{}</h1><p class=\"sub\">Your offer, compared with {}</p><dl>\
+        "<h1>{}</h1><p class=\"sub\">{}</p><dl>\
 <div><dt>Monthly total</dt><dd>{}</dd></div>\
 <div><dt>Per employee per month</dt><dd>{}</dd></div>\
 <div><dt>Annual total</dt><dd>{}</dd></div>\
@@ -117,10 +123,12 @@ pub fn offer(doc: &MarketQuote, expires: &str) -> String {
 <div class=\"save\"><dt>Monthly savings</dt><dd>{}</dd></div>\
 <div class=\"save\"><dt>Annual savings</dt><dd>{} ({}%)</dd></div></dl>",
         escape(plan),
-        escape(if benchmark.is_empty() {
-            prior_label
+        escape(&if doc.comparison.basis == "current_coverage" {
+            "Your offer compared with your current coverage".to_owned()
+        } else if benchmark.is_empty() {
+            "Your offer compared with the local benchmark plan".to_owned()
         } else {
-            &benchmark
+            format!("Your offer compared with the local benchmark plan, {benchmark}")
         }),
         escape(&money(total)),
         escape(&money(pepm)),
@@ -135,14 +143,42 @@ pub fn offer(doc: &MarketQuote, expires: &str) -> String {
         (plan, total, "#2f80ed"),
         (prior_label, prior_monthly, "#9aa5b1"),
     ]));
+    let disclaimer = doc
+        .assumptions
+        .iter()
+        .find(|a| a.starts_with("Preliminary"))
+        .map_or(
+            "Market-rate figures; final pricing is confirmed in underwriting.",
+            String::as_str,
+        );
     let _ = write!(
         body,
-        "<p><small>Monthly cost of this plan against the {}. This link expires {}.</small></p>",
+        "<p><small>Monthly cost of this plan against the {}. This link expires {}.</small></p>\
+<p class=\"note\"><strong>Preliminary pricing.</strong> {}</p>",
         escape(&prior_label.to_lowercase()),
-        escape(expires)
+        escape(expires),
+        escape(disclaimer),
     );
+    body.push_str(STEPS);
     page(plan, &body)
 }
+
+/// The interactive steps: hidden until the script (`offer.js`, this
+/// service's own) shows them; without it the offer still reads.
+const STEPS: &str = "<section id=\"steps\" aria-label=\"Accept this offer\">\
+<button type=\"button\" id=\"get-started\" hidden>Get started</button>\
+<form id=\"email-form\" hidden><label for=\"email\">Your work email</label>\
+<input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required>\
+<button type=\"submit\">Send a code</button><p class=\"err\" role=\"alert\"></p></form>\
+<form id=\"code-form\" hidden><label for=\"code\">The 6-digit code we sent</label>\
+<input id=\"code\" name=\"code\" inputmode=\"numeric\" autocomplete=\"one-time-code\" maxlength=\"6\" required>\
+<button type=\"submit\">Verify</button><p class=\"err\" role=\"alert\"></p></form>\
+<div id=\"accept\" hidden><h2>Plan documents</h2><ul id=\"docs\"></ul>\
+<form id=\"accept-form\"><label for=\"name\">Your full name</label>\
+<input id=\"name\" name=\"name\" autocomplete=\"name\" required>\
+<button type=\"submit\">Accept the offer</button><p class=\"err\" role=\"alert\"></p></form></div>\
+<p id=\"done\" role=\"status\" hidden></p></section>\
+<script src=\"/embed/assets/offer.js\" defer></script>";
 
 /// The 410 page of an expired link.
 #[must_use]

@@ -224,6 +224,28 @@ async fn codes_are_limited_sessions_expire_and_framing_follows_the_partner(db: T
     let csp = p.header("content-security-policy").unwrap().to_owned();
     assert!(csp.ends_with("frame-ancestors *"), "{csp}");
     assert!(p.header("set-cookie").is_none());
+    assert!(
+        csp.contains("script-src 'self'") && csp.contains("connect-src 'self'"),
+        "{csp}"
+    );
+    let html = String::from_utf8(p.raw.clone()).unwrap();
+    for part in [
+        "Get started",
+        "Preliminary pricing.",
+        "final pricing is confirmed in underwriting",
+        "compared with your current coverage",
+        "<script src=\"/embed/assets/offer.js\" defer></script>",
+    ] {
+        assert!(html.contains(part), "{part} not in {html}");
+    }
+    let js = send(&svc, TestRequest::get().uri("/embed/assets/offer.js")).await;
+    assert_eq!(js.status, 200);
+    assert!(
+        js.header("content-type")
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    assert!(String::from_utf8(js.raw).unwrap().contains("/verify"));
     let email = json!({"email": "ana@acme-mfg.com"});
     for _ in 0..5 {
         let a = send(
@@ -288,6 +310,18 @@ async fn codes_are_limited_sessions_expire_and_framing_follows_the_partner(db: T
     )
     .await;
     assert_error(&a, 404, "not_found");
+
+    // A day after expiry the purge deletes the session: the link is gone.
+    let stores = &app.db.stores;
+    let housekeeping = domain::services::housekeeping::Housekeeping::new(
+        std::sync::Arc::clone(&stores.idempotency),
+        std::sync::Arc::clone(&app.ports.clock),
+    )
+    .with_embeds(std::sync::Arc::clone(&stores.embed));
+    assert_eq!(housekeeping.purge_embeds().await.unwrap(), 0);
+    app.clock.advance(86_400 + 1);
+    assert_eq!(housekeeping.purge_embeds().await.unwrap(), 1);
+    assert_eq!(send(&svc, TestRequest::get().uri(&page)).await.status, 404);
 
     // Live mode with no origins: no page may frame it.
     let live = app.partner("Live HR", PartnerKind::HrPlatform, true).await;
