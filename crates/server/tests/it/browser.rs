@@ -25,10 +25,21 @@ use crate::common::scratch;
 use crate::common::serve_process::{ServeDemo, Served};
 use crate::common::webdriver::{Browser, CHROMIUM, assert_accessible, axe};
 
-/// Starts `serve --demo` on a free port over a fresh SQLite file in `dir`.
+/// Starts `serve --demo` on a free port over a fresh SQLite file in `dir`,
+/// with `public_base_url` naming that port (the embed URL is built from
+/// it).
 fn start(dir: &Path) -> Served {
     let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
-    ServeDemo::new(dir, &url).start()
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    ServeDemo::new(dir, &url)
+        .listen(&addr)
+        .env("PARTNER_API_PUBLIC_BASE_URL", &format!("http://{addr}"))
+        .start()
 }
 
 /// One HTTP/1.1 request over a plain socket; returns (status, body).

@@ -38,7 +38,7 @@ dd{{margin:4px 0 0;font-size:20px;font-weight:600}}.save dd{{color:#0b7a4b}}\
 small{{color:#52606d}}.note{{background:#f5f7fa;border-radius:8px;padding:12px;font-size:14px}}\
 form{{display:grid;gap:8px;max-width:420px;margin:16px 0}}input{{font:inherit;padding:10px;border:1px solid #7b8794;border-radius:6px}}\
 button{{font:inherit;font-weight:600;padding:10px 16px;border:0;border-radius:6px;background:#1f5fbf;color:#fff;cursor:pointer;justify-self:start}}\
-.err{{color:#b42318;margin:0;min-height:1em}}</style></head><body>{body}</body></html>\n",
+.err{{color:#b42318;margin:0;min-height:1em}}[hidden]{{display:none!important}}</style></head><body>{body}</body></html>\n",
         escape(title)
     )
 }
