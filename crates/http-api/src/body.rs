@@ -159,6 +159,22 @@ pub fn parse<T: DeserializeOwned>(
     from_value(object(req, bytes)?, read_only)
 }
 
+/// [`parse`] of a body that may be left out: an empty one is `T`'s
+/// default (a blank one is still refused, as by [`parse`]).
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_optional<T: DeserializeOwned + Default>(
+    req: &HttpRequest,
+    bytes: &[u8],
+) -> Result<T, ApiError> {
+    if bytes.is_empty() {
+        Ok(T::default())
+    } else {
+        parse(req, bytes, &[])
+    }
+}
+
 /// [`parse`] of a body already read by [`object`].
 ///
 /// # Errors

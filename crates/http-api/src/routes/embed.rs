@@ -61,11 +61,7 @@ pub async fn create_embed_session(
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
     let id = group_id(&path)?;
-    let input: EmbedSessionInput = if bytes.is_empty() {
-        EmbedSessionInput::default()
-    } else {
-        body::parse(&req, &bytes, &[])?
-    };
+    let input: EmbedSessionInput = body::parse_optional(&req, &bytes)?;
     let quote_id = match input.quote_id.as_deref().map(QuoteId::parse) {
         None => None,
         Some(Ok(q)) => Some(q),

@@ -37,18 +37,6 @@ fn step(
     )?)
 }
 
-/// A body that may be left out: empty is `{}`.
-fn optional_body<T: serde::de::DeserializeOwned + Default>(
-    req: &HttpRequest,
-    bytes: &[u8],
-) -> Result<T, ApiError> {
-    if bytes.is_empty() {
-        Ok(T::default())
-    } else {
-        body::parse(req, bytes, &[])
-    }
-}
-
 /// Read an enrollment's onboarding: progress, the five steps and the next
 /// steps (both onboarding modes).
 #[utoipa::path(
@@ -169,7 +157,7 @@ pub async fn request_business_verification(
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
     let id = enrollment_id(&path)?;
-    let NoFields {} = optional_body(&req, &bytes)?;
+    let NoFields {} = body::parse_optional(&req, &bytes)?;
     let result = state
         .onboarding
         .request_verification(&caller.principal.scope(), &id)
@@ -291,7 +279,7 @@ pub async fn put_plan_setup(
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
     let id = enrollment_id(&path)?;
-    let input: PlanSetupInput = optional_body(&req, &bytes)?;
+    let input: PlanSetupInput = body::parse_optional(&req, &bytes)?;
     let result = state
         .onboarding
         .save_plan(&caller.principal.scope(), &id, input.into())
@@ -375,7 +363,7 @@ pub async fn send_employee_invitations(
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
     let id = enrollment_id(&path)?;
-    let NoFields {} = optional_body(&req, &bytes)?;
+    let NoFields {} = body::parse_optional(&req, &bytes)?;
     let result = state
         .onboarding
         .send_invitations(&caller.principal.scope(), &id)
