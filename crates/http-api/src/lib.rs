@@ -49,7 +49,6 @@ where
 {
     app.service(routes::health::healthz)
         .service(routes::health::readyz)
-        .service(routes::embed::show_offer_page)
         .service(
             scope::scope("/v1")
                 .wrap(from_fn(idempotency::idempotency))

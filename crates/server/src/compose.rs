@@ -513,7 +513,8 @@ impl Services {
 }
 
 /// The whole HTTP application over `services`: the JSON API (`/v1`, the
-/// reference at `/docs`) and the employer portal (`/portal/`).
+/// reference at `/docs`), the employer portal (`/portal/`) and the offer
+/// page of embed sessions (`/embed/{token}`).
 pub fn app(
     services: Services,
     config: HttpConfig,
@@ -527,5 +528,8 @@ pub fn app(
     >,
 > {
     let portal = services.portal_state(&config);
-    http_api::app(services.app_state(config)).configure(web::configure(portal))
+    let offers = services.embed_sessions();
+    http_api::app(services.app_state(config))
+        .configure(web::configure(portal))
+        .configure(web::offer::configure(offers))
 }

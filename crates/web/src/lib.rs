@@ -1,6 +1,8 @@
 //! The HTML side of the service: the hosted employer portal under
-//! `/portal/` (onboarding §3), server-rendered from askama templates with
-//! one stylesheet embedded in the binary, usable without JavaScript.
+//! `/portal/` (onboarding §3) and the offer page of an embed session
+//! under `/embed/` (onboarding §5, [`offer`]), server-rendered from
+//! askama templates with stylesheets embedded in the binary, readable
+//! without JavaScript.
 //!
 //! Page handlers parse a form, call a `domain` service method and render
 //! a template (post/redirect/get after every form). Security is
@@ -13,6 +15,7 @@
 mod auth;
 mod company;
 mod errors;
+pub mod offer;
 pub mod passwords;
 pub mod session;
 mod steps;

@@ -12,15 +12,16 @@
 //! `SKIPPED` and pass, unless `CI` is set: then they fail (`.ci/run`
 //! installs both, and axe-core).
 
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use http_api::routes::embed::page::money;
+use domain::text::dollars as money;
 
+use crate::common::api::{call, quoted_group};
 use crate::common::scratch;
 use crate::common::serve_process::{ServeDemo, Served};
 use crate::common::webdriver::{Browser, CHROMIUM, assert_accessible, axe};
@@ -40,26 +41,6 @@ fn start(dir: &Path) -> Served {
         .listen(&addr)
         .env("PARTNER_API_PUBLIC_BASE_URL", &format!("http://{addr}"))
         .start()
-}
-
-/// One HTTP/1.1 request over a plain socket; returns (status, body).
-fn http(server: &Served, method: &str, path: &str, body: &Value) -> (u16, Value) {
-    let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
-    let body = body.to_string();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        server.addr,
-        server.demo_key(),
-        body.len()
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
-    (status, serde_json::from_str(body).unwrap_or_default())
 }
 
 /// Runs Chromium headless with `args` (a fresh profile in `dir`) and
@@ -109,16 +90,6 @@ fn chromium(dir: &Path, args: &[&str]) -> String {
     reader.join().unwrap()
 }
 
-/// The census of the demo group.
-fn census() -> Value {
-    json!({"members": [
-        {"external_id": "E1", "first_name": "Ana", "last_name": "Diaz", "dob": "1988-04-12",
-         "zip": "60601", "dependents": [{"relationship": "child", "name": "Leo", "dob": "2016-09-30"}]},
-        {"external_id": "E2", "first_name": "Ben", "last_name": "Okafor", "dob": "1979-11-02", "zip": "60614"},
-        {"external_id": "E3", "first_name": "Cy", "last_name": "Moss", "dob": "1992-01-20", "zip": "60601"},
-    ]})
-}
-
 /// A running `serve --demo` and the URL of an embed session of its quote.
 struct Offer {
     /// The server, killed on drop.
@@ -133,51 +104,14 @@ struct Offer {
 /// group and opens an embed session of its quote, over HTTP.
 fn offer(dir: &Path) -> Offer {
     let server = start(dir);
-
-    let (status, group) = http(
+    let key = server.demo_key();
+    let (gid, quote) = quoted_group(&server, &key, "Acme Manufacturing", "acme-mfg.com");
+    let (status, session) = call(
         &server,
-        "POST",
-        "/v1/groups",
-        &json!({"company_name": "Acme Manufacturing", "domain": "acme-mfg.com",
-                "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"}}),
-    );
-    assert_eq!(status, 201, "{group}");
-    let gid = group["id"].as_str().unwrap();
-    let (status, body) = http(
-        &server,
-        "PUT",
-        &format!("/v1/groups/{gid}/census"),
-        &census(),
-    );
-    assert_eq!(status, 200, "{body}");
-    // The market comparison runs in the server's worker: retry while 409.
-    let started = Instant::now();
-    let quote = loop {
-        let (status, body) = http(
-            &server,
-            "POST",
-            &format!("/v1/groups/{gid}/quotes"),
-            &json!({}),
-        );
-        if status == 201 {
-            break body;
-        }
-        assert_eq!(
-            (status, &body["error"]),
-            (409, &json!("rates_pending")),
-            "{body}"
-        );
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "rates still pending"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let (status, session) = http(
-        &server,
+        &key,
         "POST",
         &format!("/v1/groups/{gid}/embed-sessions"),
-        &json!({}),
+        Some(&json!({})),
     );
     assert_eq!(status, 201, "{session}");
     let url = session["url"].as_str().unwrap();
@@ -254,7 +188,7 @@ async fn the_offer_page_reads_well_on_a_phone_and_a_desktop() {
 
     browser.open(&offer.url).await;
     assert_eq!(browser.heading().await, plan);
-    assert_eq!(browser.title().await.unwrap(), plan);
+    assert_eq!(browser.title().await.unwrap(), format!("{plan} offer"));
     assert_eq!(
         browser.definition("Monthly total").await,
         money(monthly["total_cents"].as_i64().unwrap())

@@ -2,6 +2,7 @@
 //! pointer with helpful panics, and check the figures every priced result
 //! must satisfy.
 
+pub mod api;
 pub mod serve_process;
 pub mod webdriver;
 pub mod webhook_receiver;

@@ -12,6 +12,7 @@ mod browser;
 mod cli;
 mod common;
 mod dead_process;
+mod embed_browser;
 mod errors;
 mod http;
 mod portal_browser;

@@ -27,8 +27,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use http_api::routes::embed::page::money;
+use domain::text::dollars as money;
 
+use crate::common::api::call;
 use crate::common::scratch;
 use crate::common::serve_process::{ServeDemo, Served};
 use crate::common::webdriver::{Browser, assert_accessible};
@@ -66,33 +67,6 @@ fn start(dir: &Path, url: &str) -> Served {
         .env("PARTNER_API_RATE_LIMITS__QUOTE_CREATES_PER_HOUR", "100000")
         .log("serve")
         .start()
-}
-
-/// One HTTP/1.1 request with the demo key over a plain socket; returns
-/// (status, JSON body or null).
-fn call(
-    server: &Served,
-    key: &str,
-    method: &str,
-    path: &str,
-    body: Option<&Value>,
-) -> (u16, Value) {
-    let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
-    let body = body.map(Value::to_string).unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        server.addr,
-        body.len()
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text)
-        .unwrap_or_else(|e| panic!("{method} {path}: {e}; read so far: {text:?}"));
-    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, serde_json::from_str(body).unwrap_or_default())
 }
 
 /// What the partner's side of the journey made.

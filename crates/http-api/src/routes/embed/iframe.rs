@@ -24,22 +24,11 @@ const NO_OFFER: &str = "no such offer";
 
 /// Registers the endpoints.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(script)
-        .service(send_code)
+    cfg.service(send_code)
         .service(verify_code)
         .service(list_documents)
         .service(download_document)
         .service(accept_offer);
-}
-
-/// The offer page's script (this service's own, no framework).
-#[get("/embed/assets/offer.js")]
-pub async fn script() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/javascript; charset=utf-8")
-        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(include_str!("../../../assets/offer.js"))
 }
 
 fn refused(e: domain::services::ServiceError) -> ApiError {

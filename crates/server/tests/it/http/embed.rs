@@ -94,7 +94,7 @@ fn dollars(cents: i64) -> String {
 crate::http_on_both!(a_session_shows_the_newest_ready_quote);
 async fn a_session_shows_the_newest_ready_quote(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let (_, key) = app.broker().await;
     let gid = group(&app, &svc, &key, "acme-mfg.com").await;
     quote(&svc, &key, &gid, "diamond").await;
@@ -160,7 +160,7 @@ async fn a_session_shows_the_newest_ready_quote(db: TestDb) {
 crate::http_on_both!(hr_platforms_get_camel_case);
 async fn hr_platforms_get_camel_case(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let (_, key) = app.hr_platform().await;
     let gid = group(&app, &svc, &key, "acme-mfg.com").await;
     quote(&svc, &key, &gid, "diamond").await;
@@ -176,7 +176,7 @@ async fn hr_platforms_get_camel_case(db: TestDb) {
 crate::http_on_both!(without_a_ready_quote_it_is_409);
 async fn without_a_ready_quote_it_is_409(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let (_, key) = app.broker().await;
     let gid = group(&app, &svc, &key, "acme-mfg.com").await;
     assert_error(&create(&svc, &key, &gid, &json!({})).await, 409, "conflict");
@@ -190,7 +190,7 @@ async fn without_a_ready_quote_it_is_409(db: TestDb) {
 crate::http_on_both!(a_quote_of_another_group_is_400);
 async fn a_quote_of_another_group_is_400(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let (_, key) = app.broker().await;
     let (_, other_key) = app.broker().await;
     let gid = group(&app, &svc, &key, "acme-mfg.com").await;
@@ -215,7 +215,7 @@ async fn a_quote_of_another_group_is_400(db: TestDb) {
 crate::http_on_both!(groups_of_another_partner_or_mode_are_404);
 async fn groups_of_another_partner_or_mode_are_404(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let p = app.partner("Live Brokers", PartnerKind::Broker, true).await;
     let (test, live) = (app.key(&p, Mode::Test).await, app.key(&p, Mode::Live).await);
     let (_, other) = app.broker().await;
@@ -236,7 +236,7 @@ async fn groups_of_another_partner_or_mode_are_404(db: TestDb) {
 crate::http_on_both!(a_tampered_token_is_404_and_an_old_one_410);
 async fn a_tampered_token_is_404_and_an_old_one_410(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let (_, key) = app.broker().await;
     let gid = group(&app, &svc, &key, "acme-mfg.com").await;
     quote(&svc, &key, &gid, "diamond").await;
@@ -282,7 +282,7 @@ async fn a_tampered_token_is_404_and_an_old_one_410(db: TestDb) {
 crate::http_on_both!(a_stale_quote_gets_no_session_and_its_open_page_says_so);
 async fn a_stale_quote_gets_no_session_and_its_open_page_says_so(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let (_, key) = app.broker().await;
     let gid = group(&app, &svc, &key, "acme-mfg.com").await;
     let q = quote(&svc, &key, &gid, "diamond").await;

@@ -30,7 +30,7 @@ fn path_of(url: &str) -> String {
 crate::http_on_both!(an_employer_verifies_an_address_reads_the_documents_and_accepts);
 async fn an_employer_verifies_an_address_reads_the_documents_and_accepts(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let api = Api(&app, &svc);
     let (_, key) = app.hr_platform().await;
     let (gid, qid) = api.quoted(&key, "acme-mfg.com").await;
@@ -199,7 +199,7 @@ async fn an_employer_verifies_an_address_reads_the_documents_and_accepts(db: Tes
 crate::http_on_both!(codes_are_limited_sessions_expire_and_framing_follows_the_partner);
 async fn codes_are_limited_sessions_expire_and_framing_follows_the_partner(db: TestDb) {
     let app = TestApp::new(db);
-    let svc = app.service().await;
+    let svc = app.full_service().await;
     let api = Api(&app, &svc);
     let (partner, key) = app.broker().await;
     let (gid, _) = api.quoted(&key, "acme-mfg.com").await;
@@ -246,6 +246,16 @@ async fn codes_are_limited_sessions_expire_and_framing_follows_the_partner(db: T
             .starts_with("text/javascript")
     );
     assert!(String::from_utf8(js.raw).unwrap().contains("/verify"));
+    // Styles come from this origin's stylesheet only: no inline style.
+    assert!(
+        csp.contains("style-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    assert!(html.contains("<link rel=\"stylesheet\" href=\"/embed/assets/offer.css\">"));
+    let css = send(&svc, TestRequest::get().uri("/embed/assets/offer.css")).await;
+    assert_eq!(css.status, 200);
+    assert!(css.header("content-type").unwrap().starts_with("text/css"));
+    assert!(String::from_utf8(css.raw).unwrap().contains("[hidden]"));
     let email = json!({"email": "ana@acme-mfg.com"});
     for _ in 0..5 {
         let a = send(
