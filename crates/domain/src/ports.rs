@@ -181,6 +181,12 @@ impl<'a> Minter<'a> {
         ProcessId::from_bytes(self.bytes())
     }
 
+    /// A new delivery-log row id: `att_` + 24 lowercase hex.
+    #[must_use]
+    pub fn attempt_id(&self) -> String {
+        format!("att_{}", hex::encode(self.bytes::<12>()))
+    }
+
     /// 32 random bytes for a secret (webhook signing secrets).
     #[must_use]
     pub fn secret32(&self) -> [u8; 32] {
@@ -342,9 +348,11 @@ pub struct Delivery {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait::async_trait]
 pub trait Deliverer: Send + Sync {
-    /// POSTs one attempt: redirects are not followed, the endpoint has 10
-    /// seconds to answer, and any 2xx is a success.
-    async fn deliver(&self, delivery: Delivery) -> crate::event::AttemptResult;
+    /// POSTs one attempt: redirects are not followed, the endpoint has
+    /// `webhooks.attempt_timeout_ms` to answer, and any 2xx is a success.
+    /// The report says why it failed, how long it took and the first 1 KiB
+    /// of the answer.
+    async fn deliver(&self, delivery: Delivery) -> crate::webhook::attempt::AttemptReport;
 
     /// Whether `url` may receive deliveries: its host must not be, or
     /// resolve to, a non-public address — loopback, private, link-local,

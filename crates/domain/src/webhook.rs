@@ -1,6 +1,8 @@
 //! Webhook endpoints: one per partner and mode, `https://` only, with a
-//! `whsec_` + 64 lowercase hex secret issued on every registration (which
-//! is how secrets rotate).
+//! `whsec_` + 64 lowercase hex secret issued on registration; their health
+//! (failing since, disabled) and the delivery log ([`attempt`]).
+
+pub mod attempt;
 
 use crate::error::FieldError;
 use crate::scope::Scope;
@@ -16,6 +18,40 @@ pub struct WebhookEndpoint {
     pub sealed_secret: Vec<u8>,
     /// Registration time, Unix seconds.
     pub created_at: i64,
+    /// `enabled`, or `disabled` after failing every attempt for
+    /// `webhooks.disable_after_hours`.
+    pub state: EndpointState,
+    /// Since when every attempt has failed, Unix milliseconds; `None`
+    /// after a success.
+    pub failing_since_ms: Option<i64>,
+}
+
+/// Whether an endpoint receives deliveries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EndpointState {
+    /// Deliveries are sent.
+    Enabled,
+    /// Nothing is sent until `PUT /webhook` changes or re-enables it.
+    Disabled,
+}
+
+impl EndpointState {
+    /// Wire and storage value.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Enabled => "enabled",
+            Self::Disabled => "disabled",
+        }
+    }
+
+    /// Parses a storage value.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Enabled, Self::Disabled]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
 }
 
 impl std::fmt::Debug for WebhookEndpoint {
@@ -24,6 +60,8 @@ impl std::fmt::Debug for WebhookEndpoint {
             .field("scope", &self.scope)
             .field("url", &self.url)
             .field("created_at", &self.created_at)
+            .field("state", &self.state)
+            .field("failing_since_ms", &self.failing_since_ms)
             .finish_non_exhaustive()
     }
 }

@@ -65,6 +65,17 @@ impl Reply {
         Self::new(StatusCode::OK, body)
     }
 
+    /// 204 without a body.
+    #[must_use]
+    pub fn no_content() -> Self {
+        Self {
+            status: StatusCode::NO_CONTENT,
+            body: Value::Null,
+            headers: Vec::new(),
+            verbatim: true,
+        }
+    }
+
     /// 201 with `body` and `Location: location`.
     ///
     /// # Errors
@@ -108,6 +119,9 @@ impl Responder for Reply {
         let mut res = HttpResponse::build(self.status);
         for (name, value) in self.headers {
             res.insert_header((name, value));
+        }
+        if self.status == StatusCode::NO_CONTENT {
+            return res.finish();
         }
         res.json(body)
     }

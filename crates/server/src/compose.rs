@@ -144,6 +144,7 @@ impl Shared {
             webhooks,
             deliverer: Arc::new(crate::deliver::HttpDeliverer::start(
                 webhooks.allow_insecure_endpoints,
+                std::time::Duration::from_millis(webhooks.attempt_timeout_ms),
             )?),
             hasher: Arc::new(web::Argon2id),
         })
@@ -157,6 +158,7 @@ impl Shared {
     pub fn with_webhooks(mut self, settings: WebhookSettings) -> anyhow::Result<Self> {
         self.deliverer = Arc::new(crate::deliver::HttpDeliverer::start(
             settings.allow_insecure_endpoints,
+            std::time::Duration::from_millis(settings.attempt_timeout_ms),
         )?);
         self.webhooks = settings;
         Ok(self)

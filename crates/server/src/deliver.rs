@@ -4,7 +4,10 @@
 //! callers on any runtime hand it a delivery and await the result.
 //!
 //! Each attempt is one POST: redirects are not followed, the endpoint has
-//! 10 seconds (connection included) to answer, any 2xx is a success.
+//! `webhooks.attempt_timeout_ms` (10 s by default, connection included)
+//! to answer, any 2xx is a success. The report classifies a failure
+//! (timeout, refused connection, DNS, TLS, status, blocked address) and
+//! keeps the first 1 KiB of an answer.
 //!
 //! Unless insecure endpoints are allowed, deliveries reach public addresses
 //! only (`address` says which addresses are internal). A host is checked
@@ -26,16 +29,13 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use async_trait::async_trait;
-use domain::event::AttemptResult;
 use domain::ports::{Deliverer, Delivery};
+use domain::webhook::attempt::{AttemptReport, FailureReason, RESPONSE_BODY_LIMIT};
 use tokio::sync::{mpsc, oneshot};
 
 pub use self::address::is_internal;
 
-/// How long an endpoint has to answer one attempt.
-pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
-
-type Request = (Delivery, oneshot::Sender<AttemptResult>);
+type Request = (Delivery, oneshot::Sender<AttemptReport>);
 
 /// The HTTP deliverer.
 #[derive(Clone)]
@@ -57,7 +57,7 @@ impl HttpDeliverer {
     ///
     /// # Errors
     /// When the thread or the TLS configuration cannot be set up.
-    pub fn start(allow_insecure: bool) -> anyhow::Result<Self> {
+    pub fn start(allow_insecure: bool, timeout: Duration) -> anyhow::Result<Self> {
         let tls = Arc::new(tls_config()?);
         let (requests, mut incoming) = mpsc::unbounded_channel::<Request>();
         std::thread::Builder::new()
@@ -73,9 +73,9 @@ impl HttpDeliverer {
                             awc::Connector::new()
                                 .connector(tcp)
                                 .rustls_0_23(tls)
-                                .timeout(ATTEMPT_TIMEOUT),
+                                .timeout(timeout),
                         )
-                        .timeout(ATTEMPT_TIMEOUT)
+                        .timeout(timeout)
                         .disable_redirects()
                         .finish();
                     while let Some((delivery, reply)) = incoming.recv().await {
@@ -95,14 +95,15 @@ impl HttpDeliverer {
 
     /// Hands `delivery` to the client thread (which resolves and connects
     /// through [`CheckedResolver`]) and awaits its result.
-    async fn attempt(&self, delivery: Delivery) -> AttemptResult {
+    async fn attempt(&self, delivery: Delivery) -> AttemptReport {
         let (reply, result) = oneshot::channel();
+        // The client thread is gone only if it panicked: no connection
+        // could be made.
+        let gone = AttemptReport::failed(FailureReason::ConnectionRefused, 0);
         if self.requests.send((delivery, reply)).is_err() {
-            return AttemptResult::Failed { status: None };
+            return gone;
         }
-        result
-            .await
-            .unwrap_or(AttemptResult::Failed { status: None })
+        result.await.unwrap_or(gone)
     }
 }
 
@@ -121,19 +122,62 @@ fn tls_config() -> anyhow::Result<rustls::ClientConfig> {
 }
 
 /// One POST.
-async fn post(client: &awc::Client, d: Delivery) -> AttemptResult {
+async fn post(client: &awc::Client, d: Delivery) -> AttemptReport {
+    let started = std::time::Instant::now();
+    let elapsed = || u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
     let mut request = client.post(&d.url);
     for (name, value) in d.headers {
         request = request.insert_header((name, value));
     }
     match request.send_body(d.body).await {
-        Ok(response) if response.status().is_success() => AttemptResult::Delivered {
-            status: response.status().as_u16(),
+        Ok(mut response) => {
+            let status = response.status().as_u16();
+            // The first 1 KiB of the answer, read within what is left of
+            // the attempt's time; an answer that stops early keeps what
+            // came.
+            let mut kept = Vec::new();
+            while kept.len() < RESPONSE_BODY_LIMIT {
+                match futures_util::StreamExt::next(&mut response).await {
+                    Some(Ok(chunk)) => kept.extend_from_slice(&chunk),
+                    Some(Err(_)) | None => break,
+                }
+            }
+            AttemptReport::answered(status, &kept, elapsed())
+        }
+        Err(e) => AttemptReport::failed(classify(&e), elapsed()),
+    }
+}
+
+/// Why a request got no answer.
+fn classify(e: &awc::error::SendRequestError) -> FailureReason {
+    use awc::error::{ConnectError, SendRequestError};
+    match e {
+        SendRequestError::Timeout | SendRequestError::Connect(ConnectError::Timeout) => {
+            FailureReason::Timeout
+        }
+        SendRequestError::Connect(ConnectError::Resolver(inner)) => {
+            match inner.downcast_ref::<Refused>() {
+                Some(Refused::Internal) => FailureReason::BlockedAddress,
+                Some(Refused::NoHost | Refused::Unresolved) | None => FailureReason::DnsError,
+            }
+        }
+        SendRequestError::Connect(ConnectError::Unresolved | ConnectError::NoRecords) => {
+            FailureReason::DnsError
+        }
+        SendRequestError::Connect(ConnectError::SslIsNotSupported) => FailureReason::TlsError,
+        SendRequestError::Connect(ConnectError::Io(io)) => match io.kind() {
+            std::io::ErrorKind::TimedOut => FailureReason::Timeout,
+            _ if io
+                .get_ref()
+                .is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()) =>
+            {
+                FailureReason::TlsError
+            }
+            _ => FailureReason::ConnectionRefused,
         },
-        Ok(response) => AttemptResult::Failed {
-            status: Some(response.status().as_u16()),
-        },
-        Err(_) => AttemptResult::Failed { status: None },
+        // Refused, reset or closed before an answer, or an answer that is
+        // not HTTP: the connection failed.
+        _ => FailureReason::ConnectionRefused,
     }
 }
 
@@ -224,10 +268,10 @@ impl actix_tls::connect::Resolve for CheckedResolver {
 }
 #[async_trait]
 impl Deliverer for HttpDeliverer {
-    async fn deliver(&self, delivery: Delivery) -> AttemptResult {
+    async fn deliver(&self, delivery: Delivery) -> AttemptReport {
         // A name is checked when the client resolves it; a literal here.
         if !self.allow_insecure && is_internal_literal(&delivery.url) {
-            return AttemptResult::Failed { status: None };
+            return AttemptReport::failed(FailureReason::BlockedAddress, 0);
         }
         self.attempt(delivery).await
     }
@@ -246,12 +290,15 @@ mod tests {
     use std::net::TcpListener;
 
     use actix_tls::connect::Resolve as _;
+    use domain::event::AttemptResult;
 
     use super::*;
 
+    const TIMEOUT: Duration = Duration::from_secs(10);
+
     #[actix_web::test]
     async fn loopback_hosts_are_refused_unless_allowed() {
-        let strict = HttpDeliverer::start(false).unwrap();
+        let strict = HttpDeliverer::start(false, TIMEOUT).unwrap();
         let err = strict
             .check_host("https://127.0.0.1:9/hook")
             .await
@@ -272,7 +319,7 @@ mod tests {
         ] {
             assert_eq!(strict.check_host(url).await, Ok(()), "{url}");
         }
-        let lax = HttpDeliverer::start(true).unwrap();
+        let lax = HttpDeliverer::start(true, TIMEOUT).unwrap();
         assert!(lax.check_host("http://127.0.0.1:9/hook").await.is_ok());
     }
 
@@ -341,10 +388,14 @@ mod tests {
 
         // Past the check before the attempt (as when a name is re-pointed
         // after it), the client's resolver still refuses the name.
-        let strict = HttpDeliverer::start(false).unwrap();
+        let strict = HttpDeliverer::start(false, TIMEOUT).unwrap();
+        let refused = strict.attempt(delivery(url.clone())).await;
         assert_eq!(
-            strict.attempt(delivery(url.clone())).await,
-            AttemptResult::Failed { status: None }
+            (refused.result, refused.failure),
+            (
+                AttemptResult::Failed { status: None },
+                Some(FailureReason::BlockedAddress)
+            )
         );
         listener.set_nonblocking(true).unwrap();
         let err = listener.accept().unwrap_err();
@@ -353,9 +404,9 @@ mod tests {
         // The same attempt with insecure endpoints allowed connects.
         listener.set_nonblocking(false).unwrap();
         let receiver = answer_once(listener);
-        let lax = HttpDeliverer::start(true).unwrap();
+        let lax = HttpDeliverer::start(true, TIMEOUT).unwrap();
         assert_eq!(
-            lax.attempt(delivery(url)).await,
+            lax.attempt(delivery(url)).await.result,
             AttemptResult::Delivered { status: 204 }
         );
         receiver.join().unwrap();

@@ -22,7 +22,8 @@ pub fn task(ports: &Ports) -> impl FnOnce(&Stores) -> Purge + Send + 'static {
         Box::pin(run(
             Housekeeping::new(Arc::clone(&stores.idempotency), clock)
                 .with_sessions(Arc::clone(&stores.portal))
-                .with_embeds(Arc::clone(&stores.embed)),
+                .with_embeds(Arc::clone(&stores.embed))
+                .with_attempts(Arc::clone(&stores.webhooks)),
             PURGE_INTERVAL,
         ))
     }
@@ -47,6 +48,11 @@ pub async fn run(housekeeping: Housekeeping, every: Duration) {
             Ok(0) => {}
             Ok(rows) => tracing::debug!(rows, "expired embed sessions purged"),
             Err(e) => tracing::warn!(error = %e, "the embed-session purge cannot reach the store"),
+        }
+        match housekeeping.purge_attempts().await {
+            Ok(0) => {}
+            Ok(rows) => tracing::debug!(rows, "old webhook delivery attempts purged"),
+            Err(e) => tracing::warn!(error = %e, "the delivery-log purge cannot reach the store"),
         }
         match housekeeping.purge_sessions().await {
             Ok(0) => {}

@@ -567,34 +567,3 @@ impl JobRow {
         })
     }
 }
-
-#[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = crate::schema::webhook_endpoints, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
-pub(crate) struct WebhookRow {
-    pub partner_id: String,
-    pub mode: String,
-    pub url: String,
-    pub sealed_secret: Vec<u8>,
-    pub created_at: i64,
-}
-
-impl WebhookRow {
-    pub(crate) fn new(e: &domain::webhook::WebhookEndpoint) -> Self {
-        Self {
-            partner_id: e.scope.partner.to_string(),
-            mode: e.scope.mode.as_str().to_owned(),
-            url: e.url.clone(),
-            sealed_secret: e.sealed_secret.clone(),
-            created_at: e.created_at,
-        }
-    }
-
-    pub(crate) fn into_domain(self) -> R<domain::webhook::WebhookEndpoint> {
-        Ok(domain::webhook::WebhookEndpoint {
-            scope: scope(&self.partner_id, &self.mode)?,
-            url: self.url,
-            sealed_secret: self.sealed_secret,
-            created_at: self.created_at,
-        })
-    }
-}

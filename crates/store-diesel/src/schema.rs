@@ -195,6 +195,25 @@ diesel::table! {
         url -> Text,
         sealed_secret -> Binary,
         created_at -> BigInt,
+        state -> Text,
+        failing_since_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    webhook_attempts (id) {
+        id -> Text,
+        partner_id -> Text,
+        mode -> Text,
+        event_id -> Text,
+        event_type -> Text,
+        attempt -> Integer,
+        created_at -> BigInt,
+        status_code -> Nullable<Integer>,
+        latency_ms -> Integer,
+        outcome -> Text,
+        failure_reason -> Nullable<Text>,
+        response_body -> Nullable<Text>,
     }
 }
 
@@ -267,6 +286,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     idempotency,
     rate_limits,
     webhook_endpoints,
+    webhook_attempts,
     processes,
     creation_keys,
     portal_accounts,

@@ -3,7 +3,8 @@
 //! hours, so its record (and the creation key of the group it made) is of
 //! no use afterwards; a portal session ends 30 minutes idle or 12 hours
 //! after it began; an offer iframe's session is kept a day past its
-//! expiry. Without the purge these tables grow forever.
+//! expiry; the webhook delivery log keeps 30 days. Without the purge these
+//! tables grow forever.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +12,8 @@ use std::time::Duration;
 use crate::portal::{SESSION_IDLE_SECS, SESSION_MAX_SECS};
 use crate::ports::{Clock, now_secs};
 use crate::services::ServiceError;
-use crate::store::{EmbedStore, IdempotencyStore, PortalStore};
+use crate::store::{EmbedStore, IdempotencyStore, PortalStore, WebhookStore};
+use crate::webhook::attempt::ATTEMPT_RETENTION_SECS;
 
 /// How long an expired embed session is kept, seconds.
 const EMBED_KEPT_SECS: i64 = 86_400;
@@ -26,6 +28,7 @@ pub struct Housekeeping {
     clock: Arc<dyn Clock>,
     sessions: Option<Arc<dyn PortalStore>>,
     embeds: Option<Arc<dyn EmbedStore>>,
+    attempts: Option<Arc<dyn WebhookStore>>,
 }
 
 impl Housekeeping {
@@ -37,6 +40,7 @@ impl Housekeeping {
             clock,
             sessions: None,
             embeds: None,
+            attempts: None,
         }
     }
 
@@ -60,6 +64,28 @@ impl Housekeeping {
         Ok(embeds
             .purge_embeds(now.saturating_sub(EMBED_KEPT_SECS))
             .await?)
+    }
+
+    /// Also purges the webhook delivery log of `webhooks` after 30 days.
+    #[must_use]
+    pub fn with_attempts(mut self, webhooks: Arc<dyn WebhookStore>) -> Self {
+        self.attempts = Some(webhooks);
+        self
+    }
+
+    /// Deletes the delivery-log rows older than 30 days; returns how many.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn purge_attempts(&self) -> Result<u64, ServiceError> {
+        let Some(attempts) = &self.attempts else {
+            return Ok(0);
+        };
+        let cutoff = self
+            .clock
+            .now_ms()
+            .saturating_sub(ATTEMPT_RETENTION_SECS.saturating_mul(1000));
+        Ok(attempts.purge_attempts(cutoff).await?)
     }
 
     /// Also purges the ended sessions of `sessions`.

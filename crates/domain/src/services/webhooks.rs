@@ -1,6 +1,7 @@
-//! Webhooks: registering the endpoint of a mode (`PUT /webhook`), the
-//! signed test `ping` (`POST /webhook/test`), and the dispatcher that
-//! delivers the durable outbox (contract section 6).
+//! Webhooks: registering the endpoint of a mode (`PUT /webhook`), reading
+//! and deleting it, the signed test `ping` (`POST /webhook/test`), the
+//! delivery log, and the dispatcher that delivers the durable outbox
+//! (contract section 6; partner portal §3).
 //!
 //! Every attempt of an event carries the same `webhook-id` (the event id),
 //! a fresh `webhook-timestamp` and a fresh signature. A failed attempt is
@@ -9,6 +10,11 @@
 //! `no_endpoint`. Deliveries are claimed with a lease in the database, so
 //! a restart resumes them and several processes never make one attempt
 //! twice.
+//!
+//! Every attempt writes a delivery-log row in the transaction that
+//! records its outcome. An endpoint whose attempts have all failed for
+//! `disable_after_hours` is disabled: its due deliveries are cancelled
+//! (`no_endpoint`, replayable) until `PUT /webhook` re-enables it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,12 +22,16 @@ use std::sync::Arc;
 use crate::error::FieldError;
 use crate::event::{AttemptResult, DeliveryState, Event, EventData, NewEvent, after_attempt};
 use crate::ids::EventId;
+use crate::page::{Page, PageRequest};
 use crate::partner::PartnerKind;
 use crate::ports::{Clock, Deliverer, Delivery, Entropy, Minter, Sealer};
 use crate::scope::Scope;
 use crate::services::ServiceError;
 use crate::store::{OutboxStore, PartnerStore, StoreError, WebhookStore};
-use crate::webhook::{WebhookEndpoint, check_url, secret_from_bytes};
+use crate::webhook::attempt::{
+    AttemptFilter, AttemptIds, AttemptOutcome, AttemptReport, DeliveryAttempt,
+};
+use crate::webhook::{EndpointState, WebhookEndpoint, check_url, secret_from_bytes};
 
 /// How long a claimed delivery is held: longer than the 10 s an endpoint
 /// has to answer, so an attempt in flight is never taken over.
@@ -78,6 +88,11 @@ pub struct WebhookSettings {
     pub allow_insecure_endpoints: bool,
     /// Multiplies the 1 s / 5 s / 25 s retry delays.
     pub retry_time_scale: f64,
+    /// How long an endpoint has to answer an attempt, connection included.
+    pub attempt_timeout_ms: u64,
+    /// An endpoint whose attempts have all failed for this many hours is
+    /// disabled (a number; 120 = 5 days).
+    pub disable_after_hours: f64,
 }
 
 impl Default for WebhookSettings {
@@ -85,7 +100,25 @@ impl Default for WebhookSettings {
         Self {
             allow_insecure_endpoints: false,
             retry_time_scale: 1.0,
+            attempt_timeout_ms: 10_000,
+            disable_after_hours: 120.0,
         }
+    }
+}
+
+impl WebhookSettings {
+    /// [`Self::disable_after_hours`] in milliseconds.
+    #[must_use]
+    pub fn disable_after_ms(&self) -> i64 {
+        let hours = if self.disable_after_hours.is_finite() && self.disable_after_hours >= 0.0 {
+            self.disable_after_hours
+        } else {
+            120.0
+        };
+        let ms = std::time::Duration::from_secs(3600)
+            .mul_f64(hours)
+            .as_millis();
+        i64::try_from(ms).unwrap_or(i64::MAX)
     }
 }
 
@@ -135,7 +168,8 @@ impl Webhooks {
     }
 
     /// Registers the scope's endpoint with a fresh secret, replacing any
-    /// earlier one (the rotation mechanism).
+    /// earlier one (the rotation mechanism) — except that the same URL as
+    /// a disabled endpoint re-enables it with its secret kept.
     ///
     /// # Errors
     /// [`ServiceError::Invalid`] on `url`: not `https://`, or a host that
@@ -150,18 +184,79 @@ impl Webhooks {
                 .await
                 .map_err(|why| ServiceError::Invalid(vec![FieldError::new("url", why)]))?;
         }
+        if let Some(old) = self.endpoints.endpoint(scope).await?
+            && old.state == EndpointState::Disabled
+            && old.url == url
+            && let Some((secret, _)) = self.open_secret(&old)
+        {
+            self.endpoints
+                .set_health(scope, old.created_at, EndpointState::Enabled, None)
+                .await?;
+            return Ok(Registered {
+                url: old.url,
+                secret,
+            });
+        }
         let secret = secret_from_bytes(Minter::new(self.entropy.as_ref()).secret32());
         let endpoint = WebhookEndpoint {
             scope: scope.clone(),
             url: url.to_owned(),
             sealed_secret: self.sealer.seal(secret.as_bytes(), &seal_context(scope)),
             created_at: self.clock.now_ms().div_euclid(1000),
+            state: EndpointState::Enabled,
+            failing_since_ms: None,
         };
         self.endpoints.put_endpoint(&endpoint).await?;
         Ok(Registered {
             url: endpoint.url,
             secret,
         })
+    }
+
+    /// The scope's endpoint (`GET /webhook`).
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] without a registered endpoint.
+    pub async fn endpoint(&self, scope: &Scope) -> Result<WebhookEndpoint, ServiceError> {
+        self.endpoints
+            .endpoint(scope)
+            .await?
+            .ok_or(ServiceError::NotFound)
+    }
+
+    /// Deletes the scope's endpoint (`DELETE /webhook`); its pending
+    /// deliveries are cancelled (`no_endpoint`, with a `cancelled` row in
+    /// the delivery log) in the same transaction.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] without a registered endpoint.
+    pub async fn delete(&self, scope: &Scope) -> Result<(), ServiceError> {
+        if self
+            .endpoints
+            .delete_endpoint(
+                scope,
+                self.clock.now_ms(),
+                AttemptIds(Arc::clone(&self.entropy)),
+            )
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(ServiceError::NotFound)
+        }
+    }
+
+    /// The scope's delivery log, newest first (`GET /webhook/deliveries`).
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn deliveries(
+        &self,
+        scope: &Scope,
+        filter: &AttemptFilter,
+        page: &PageRequest,
+    ) -> Result<Page<DeliveryAttempt>, ServiceError> {
+        Ok(self.endpoints.attempts(scope, filter, page).await?)
     }
 
     /// Sends a signed `ping` to the scope's endpoint, making its first
@@ -194,8 +289,9 @@ impl Webhooks {
             lease_until_ms: Some(lease),
         };
         let kind = self.partners.partner(&scope.partner).await?.kind;
-        let result = self.attempt(&claimed, Some(&endpoint), kind).await;
-        self.record(&claimed, result).await?;
+        let report = self.attempt(&claimed, Some(&endpoint), kind).await;
+        let result = report.result;
+        self.record(&claimed, Some(&endpoint), report).await?;
         let (delivered, status_code) = match result {
             AttemptResult::Delivered { status } => (true, Some(status)),
             AttemptResult::Failed { status } => (false, status),
@@ -249,8 +345,8 @@ impl Webhooks {
                 .copied()
                 .unwrap_or(PartnerKind::Broker);
             async move {
-                let result = self.attempt(e, endpoint, kind).await;
-                self.record(e, result).await
+                let report = self.attempt(e, endpoint, kind).await;
+                self.record(e, endpoint, report).await
             }
         });
         let n = claimed.len();
@@ -267,21 +363,29 @@ impl Webhooks {
         event: &Event,
         endpoint: Option<&WebhookEndpoint>,
         kind: PartnerKind,
-    ) -> AttemptResult {
-        let Some(endpoint) = endpoint else {
-            return AttemptResult::NoEndpoint;
+    ) -> AttemptReport {
+        let no_endpoint = AttemptReport {
+            result: AttemptResult::NoEndpoint,
+            failure: None,
+            latency_ms: 0,
+            response_body: None,
         };
-        let Ok(secret) = self
-            .sealer
-            .open(&endpoint.sealed_secret, &seal_context(&endpoint.scope))
-            .map_err(|_| ())
-            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| ()))
-            .and_then(|text| webhooks::Secret::parse(&text).map_err(|_| ()))
-        else {
+        let Some(endpoint) = endpoint else {
+            return no_endpoint;
+        };
+        if endpoint.state == EndpointState::Disabled {
+            return no_endpoint;
+        }
+        let Some((_, secret)) = self.open_secret(endpoint) else {
             // A secret that no longer opens (the sealing key changed):
             // nothing can be signed; the attempt fails (and shows as such
             // on the event) and is retried.
-            return AttemptResult::Failed { status: None };
+            return AttemptReport {
+                result: AttemptResult::Failed { status: None },
+                failure: None,
+                latency_ms: 0,
+                response_body: None,
+            };
         };
         let body = serde_json::to_vec(&event.event.delivery_body(kind)).unwrap_or_default();
         let id = event.event.id.as_str();
@@ -301,27 +405,94 @@ impl Webhooks {
             .await
     }
 
-    /// Records an attempt's outcome under the claim's lease.
-    async fn record(&self, event: &Event, result: AttemptResult) -> Result<(), ServiceError> {
+    /// The endpoint's signing secret, as text and parsed, if it opens.
+    fn open_secret(&self, endpoint: &WebhookEndpoint) -> Option<(String, webhooks::Secret)> {
+        let text = self
+            .sealer
+            .open(&endpoint.sealed_secret, &seal_context(&endpoint.scope))
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())?;
+        let parsed = webhooks::Secret::parse(&text).ok()?;
+        Some((text, parsed))
+    }
+
+    /// Records an attempt's outcome under the claim's lease, with its
+    /// delivery-log row in the same transaction; then the endpoint's
+    /// health when it changes (failing since the first failure, cleared by
+    /// a success, disabled after `disable_after_hours` of failures).
+    async fn record(
+        &self,
+        event: &Event,
+        endpoint: Option<&WebhookEndpoint>,
+        report: AttemptReport,
+    ) -> Result<(), ServiceError> {
         let Some(lease) = event.lease_until_ms else {
             return Ok(());
         };
         let now_ms = self.clock.now_ms();
-        let (state, next) = after_attempt(
-            event.attempts.saturating_add(1),
-            result,
-            now_ms,
-            self.settings.retry_time_scale,
-        );
+        let attempt = event.attempts.saturating_add(1);
+        let result = report.result;
+        let (state, next) = after_attempt(attempt, result, now_ms, self.settings.retry_time_scale);
         let status = match result {
             AttemptResult::Delivered { status } => Some(status),
             AttemptResult::Failed { status } => status,
             AttemptResult::NoEndpoint => None,
         };
+        let outcome = match result {
+            AttemptResult::Delivered { .. } => Some(AttemptOutcome::Succeeded),
+            AttemptResult::Failed { .. } => Some(AttemptOutcome::Failed),
+            // A disabled endpoint's deliveries are cancelled; without an
+            // endpoint nothing was to be sent, so nothing is logged.
+            AttemptResult::NoEndpoint => endpoint.map(|_| AttemptOutcome::Cancelled),
+        };
+        let log = outcome.map(|outcome| DeliveryAttempt {
+            id: Minter::new(self.entropy.as_ref()).attempt_id(),
+            scope: event.event.scope.clone(),
+            event_id: event.event.id.clone(),
+            event_type: event.event.event_type(),
+            attempt,
+            at_ms: now_ms,
+            status_code: status,
+            latency_ms: report.latency_ms,
+            outcome,
+            failure_reason: report.failure,
+            response_body: report.response_body,
+        });
         // `false`: the lease ran out and another claimant took over; its
         // attempt is the one recorded.
-        self.outbox
-            .record_attempt(&event.event.id, lease, state, status, next)
+        let recorded = self
+            .outbox
+            .record_attempt(&event.event.id, lease, state, status, next, log)
+            .await?;
+        if let (true, Some(endpoint)) = (recorded, endpoint) {
+            self.update_health(endpoint, result, now_ms).await?;
+        }
+        Ok(())
+    }
+
+    /// Moves the endpoint's health on after an attempt, writing only when
+    /// it changes.
+    async fn update_health(
+        &self,
+        endpoint: &WebhookEndpoint,
+        result: AttemptResult,
+        now_ms: i64,
+    ) -> Result<(), ServiceError> {
+        if endpoint.state == EndpointState::Disabled {
+            return Ok(());
+        }
+        let (state, since) = match (result, endpoint.failing_since_ms) {
+            (AttemptResult::Delivered { .. }, Some(_)) => (EndpointState::Enabled, None),
+            (AttemptResult::Failed { .. }, None) => (EndpointState::Enabled, Some(now_ms)),
+            (AttemptResult::Failed { .. }, Some(since))
+                if now_ms.saturating_sub(since) >= self.settings.disable_after_ms() =>
+            {
+                (EndpointState::Disabled, Some(since))
+            }
+            _ => return Ok(()),
+        };
+        self.endpoints
+            .set_health(&endpoint.scope, endpoint.created_at, state, since)
             .await?;
         Ok(())
     }

@@ -52,6 +52,9 @@ pub trait OutboxStore: Send + Sync {
     /// changing nothing, when the lease ran out and another claimant took
     /// the delivery.
     ///
+    /// `log`, the attempt's delivery-log row, is written in the same
+    /// transaction (and not at all when the claim was lost).
+    ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown event.
     async fn record_attempt(
@@ -61,6 +64,7 @@ pub trait OutboxStore: Send + Sync {
         state: crate::event::DeliveryState,
         status: Option<u16>,
         next_attempt_at_ms: Option<i64>,
+        log: Option<crate::webhook::attempt::DeliveryAttempt>,
     ) -> StoreResult<bool>;
 
     /// Reads an event of the scope with its delivery state.

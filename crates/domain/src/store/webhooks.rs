@@ -2,9 +2,11 @@
 
 use async_trait::async_trait;
 
+use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
-use crate::webhook::WebhookEndpoint;
+use crate::webhook::attempt::{AttemptFilter, AttemptIds, DeliveryAttempt};
+use crate::webhook::{EndpointState, WebhookEndpoint};
 
 /// Webhook endpoints, one per partner and mode.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -22,4 +24,51 @@ pub trait WebhookStore: Send + Sync {
     /// # Errors
     /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
     async fn endpoint(&self, scope: &Scope) -> StoreResult<Option<WebhookEndpoint>>;
+
+    /// Deletes the scope's endpoint and cancels its pending deliveries in
+    /// one transaction: each pending event becomes `no_endpoint` (replay
+    /// can send it later) and gets a `cancelled` row in the delivery log
+    /// at `at_ms`, with ids from `ids`. Returns whether there was an
+    /// endpoint.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn delete_endpoint(
+        &self,
+        scope: &Scope,
+        at_ms: i64,
+        ids: AttemptIds,
+    ) -> StoreResult<bool>;
+
+    /// Sets the scope's endpoint health: its state and since when it has
+    /// been failing. Returns whether an endpoint registered at
+    /// `created_at` (the fencing token: a newer registration is left
+    /// alone) was changed.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn set_health(
+        &self,
+        scope: &Scope,
+        created_at: i64,
+        state: EndpointState,
+        failing_since_ms: Option<i64>,
+    ) -> StoreResult<bool>;
+
+    /// The scope's delivery log, newest first.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn attempts(
+        &self,
+        scope: &Scope,
+        filter: &AttemptFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<DeliveryAttempt>>;
+
+    /// Deletes delivery-log rows made before `before_ms`; returns how many.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn purge_attempts(&self, before_ms: i64) -> StoreResult<u64>;
 }

@@ -1,16 +1,22 @@
 //! `PUT /webhook` and `POST /webhook/test` (specification, `PUT /webhook
-//! and POST /webhook/test`; contract section 6).
+//! and POST /webhook/test`; contract section 6), `GET` and `DELETE
+//! /webhook` and the delivery log (partner portal §3).
 
 use actix_web::http::header;
-use actix_web::{HttpRequest, post, put, web};
+use actix_web::{HttpRequest, delete, get, post, put, web};
+use domain::ids::EventId;
+use domain::webhook::attempt::{AttemptFilter, AttemptOutcome};
 
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
+use crate::page;
 use crate::reply::Reply;
 use crate::routes::{CommonErrors, not_found_as};
 use crate::state::AppState;
-use crate::wire::webhook::{WebhookIn, WebhookOut, WebhookTestOut};
+use crate::wire::webhook::{
+    AttemptList, AttemptOut, EndpointOut, WebhookIn, WebhookOut, WebhookTestOut,
+};
 
 /// Register the webhook endpoint of the key's mode.
 ///
@@ -74,7 +80,7 @@ pub async fn test_webhook(state: web::Data<AppState>, caller: Caller) -> Result<
         .webhooks
         .test(&caller.principal.scope())
         .await
-        .map_err(|e| not_found_as(e, "no webhook endpoint is registered in this mode"))?;
+        .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     Reply::ok(&WebhookTestOut {
         id: sent.id.as_str().to_owned(),
         event_type: "ping".to_owned(),
@@ -82,3 +88,154 @@ pub async fn test_webhook(state: web::Data<AppState>, caller: Caller) -> Result<
         status_code: sent.status_code,
     })
 }
+
+/// The not-found of the webhook operations.
+const NO_ENDPOINT: &str = "no webhook endpoint is registered in this mode";
+
+/// RFC 3339 with milliseconds, UTC.
+fn rfc3339_ms(ms: i64) -> String {
+    let secs = domain::ports::rfc3339(ms.div_euclid(1000));
+    let frac = ms.rem_euclid(1000);
+    secs.strip_suffix('Z')
+        .map_or_else(|| secs.clone(), |s| format!("{s}.{frac:03}Z"))
+}
+
+/// Read the registered endpoint of the key's mode: its URL, state and
+/// health, never its secret.
+#[utoipa::path(
+    tag = "Webhooks",
+    operation_id = "get_webhook",
+    responses(
+        (status = 200, description = "The endpoint", body = EndpointOut),
+        (status = 404, description = "No endpoint is registered for this mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no webhook endpoint is registered in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/webhook")]
+pub async fn get_webhook(state: web::Data<AppState>, caller: Caller) -> Result<Reply, ApiError> {
+    let endpoint = state
+        .webhooks
+        .endpoint(&caller.principal.scope())
+        .await
+        .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
+    Reply::ok(&EndpointOut {
+        url: endpoint.url,
+        state: endpoint.state.as_str().to_owned(),
+        created_at: domain::ports::rfc3339(endpoint.created_at),
+        failing_since: endpoint.failing_since_ms.map(rfc3339_ms),
+        secret_rotation: None,
+    })
+}
+
+/// Delete the endpoint of the key's mode.
+///
+/// Its pending deliveries are cancelled (a `cancelled` attempt in the
+/// delivery log; the event's delivery becomes `no_endpoint`). Events
+/// created while no endpoint is registered stay readable through
+/// `GET /events` for 30 days and are not delivered.
+#[utoipa::path(
+    tag = "Webhooks",
+    operation_id = "delete_webhook",
+    responses(
+        (status = 204, description = "Deleted; pending deliveries cancelled"),
+        (status = 404, description = "No endpoint is registered for this mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no webhook endpoint is registered in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[delete("/webhook")]
+pub async fn delete_webhook(state: web::Data<AppState>, caller: Caller) -> Result<Reply, ApiError> {
+    state
+        .webhooks
+        .delete(&caller.principal.scope())
+        .await
+        .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
+    Ok(Reply::no_content())
+}
+
+/// Filters of the delivery log.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DeliveryParams {
+    /// Only this event's attempts.
+    #[param(example = "evt_5d1c0a9b3e27")]
+    pub event_id: Option<String>,
+    /// Only attempts with this outcome: `succeeded`, `failed` or
+    /// `cancelled`.
+    #[param(example = "failed")]
+    pub status: Option<String>,
+}
+
+/// The delivery log of the key's mode: every attempt for 30 days, newest
+/// first, with its outcome, failure reason, latency and the first 1 KiB
+/// of the answer.
+#[utoipa::path(
+    tag = "Webhooks",
+    operation_id = "list_webhook_deliveries",
+    params(DeliveryParams, crate::routes::groups::PageParams),
+    responses(
+        (status = 200, description = "A page of attempts", body = AttemptList),
+        (status = 400, description = "A bad filter, `limit` or `cursor`", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "status: must be succeeded, failed or cancelled",
+                          "details": [{"field": "status", "message": "must be succeeded, failed or cancelled"}]})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[get("/webhook/deliveries")]
+pub async fn list_deliveries(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<Reply, ApiError> {
+    let params = web::Query::<DeliveryParams>::from_query(req.query_string())
+        .map_err(|_| ApiError::invalid_field("query", "is not a valid query string"))?
+        .into_inner();
+    let filter = AttemptFilter {
+        event_id: params
+            .event_id
+            .map(|id| {
+                EventId::parse(&id)
+                    .map_err(|_| ApiError::invalid_field("event_id", "is not an evt_ id"))
+            })
+            .transpose()?,
+        outcome: params
+            .status
+            .map(|s| {
+                AttemptOutcome::parse(&s).ok_or_else(|| {
+                    ApiError::invalid_field("status", "must be succeeded, failed or cancelled")
+                })
+            })
+            .transpose()?,
+    };
+    let request = page::request(&req, DELIVERIES)?;
+    let page = state
+        .webhooks
+        .deliveries(&caller.principal.scope(), &filter, &request)
+        .await?;
+    Reply::ok(&AttemptList {
+        next_cursor: page::next_cursor(DELIVERIES, &page),
+        deliveries: page
+            .items
+            .into_iter()
+            .map(|a| AttemptOut {
+                id: a.id,
+                event_id: a.event_id.to_string(),
+                event_type: a.event_type.as_str().to_owned(),
+                attempt: a.attempt,
+                at: rfc3339_ms(a.at_ms),
+                status_code: a.status_code,
+                latency_ms: a.latency_ms,
+                outcome: a.outcome.as_str().to_owned(),
+                failure_reason: a.failure_reason.map(|r| r.as_str().to_owned()),
+                response_body: a.response_body,
+            })
+            .collect(),
+    })
+}
+
+/// The list name bound into the delivery log's cursors.
+const DELIVERIES: &str = "webhook_deliveries";

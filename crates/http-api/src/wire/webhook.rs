@@ -1,4 +1,5 @@
-//! `PUT /webhook` and `POST /webhook/test`.
+//! `PUT /webhook`, `GET /webhook`, `POST /webhook/test` and the
+//! delivery log (`GET /webhook/deliveries`).
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -38,4 +39,72 @@ pub struct WebhookTestOut {
     pub delivered: bool,
     /// The endpoint's status, null when it did not answer.
     pub status_code: Option<u16>,
+}
+
+/// The registered endpoint of the key's mode (never its secret).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"url": "https://hooks.partner.example/benefits", "state": "enabled",
+    "created_at": "2026-11-21T13:14:00Z", "failing_since": null, "secret_rotation": null}))]
+pub struct EndpointOut {
+    /// The endpoint.
+    pub url: String,
+    /// `enabled`, or `disabled` after failing every attempt for
+    /// `webhooks.disable_after_hours` (120 by default); `PUT /webhook`
+    /// with the same URL re-enables it and keeps its secret.
+    #[schema(value_type = String, example = "enabled")]
+    pub state: String,
+    /// When it was registered.
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// Since when every attempt has failed; null after a success.
+    #[schema(format = DateTime)]
+    pub failing_since: Option<String>,
+    /// A secret rotation in its grace period; null when none.
+    #[schema(value_type = Option<Object>)]
+    pub secret_rotation: Option<serde_json::Value>,
+}
+
+/// One delivery attempt.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "att_0a1b2c3d4e5f60718293a4b5", "event_id": "evt_5d1c0a9b3e27",
+    "event_type": "quote.finalized", "attempt": 2, "at": "2026-11-21T13:14:01.204Z",
+    "status_code": 500, "latency_ms": 38, "outcome": "failed", "failure_reason": "http_status",
+    "response_body": "{\"error\":\"database down\"}"}))]
+pub struct AttemptOut {
+    /// The attempt's id.
+    pub id: String,
+    /// The event delivered (its `webhook-id`).
+    pub event_id: String,
+    /// The event's type.
+    pub event_type: String,
+    /// 1-based attempt number within its delivery.
+    pub attempt: u32,
+    /// When the attempt was made (milliseconds).
+    #[schema(format = DateTime)]
+    pub at: String,
+    /// The endpoint's status, null when it did not answer.
+    pub status_code: Option<u16>,
+    /// Milliseconds from sending to the answer or failure.
+    pub latency_ms: u32,
+    /// `succeeded`, `failed` or `cancelled`.
+    #[schema(example = "failed")]
+    pub outcome: String,
+    /// `timeout`, `connection_refused`, `dns_error`, `tls_error`,
+    /// `http_status` or `blocked_address`; null unless failed.
+    pub failure_reason: Option<String>,
+    /// The first 1 KiB of the answer, null when there was none.
+    pub response_body: Option<String>,
+}
+
+/// A page of the delivery log.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"deliveries": [{"id": "att_0a1b2c3d4e5f60718293a4b5", "event_id": "evt_5d1c0a9b3e27",
+    "event_type": "quote.finalized", "attempt": 2, "at": "2026-11-21T13:14:01.204Z",
+    "status_code": 500, "latency_ms": 38, "outcome": "failed", "failure_reason": "http_status",
+    "response_body": "{\"error\":\"database down\"}"}], "next_cursor": null}))]
+pub struct AttemptList {
+    /// Attempts, newest first.
+    pub deliveries: Vec<AttemptOut>,
+    /// Pass as `cursor` for the next page; null on the last.
+    pub next_cursor: Option<String>,
 }

@@ -40,6 +40,8 @@ const KEYS: &[(&str, Kind)] = &[
     ("pricing.wait_budget_ms", Kind::Scalar),
     ("webhooks.allow_insecure_endpoints", Kind::Scalar),
     ("webhooks.retry_time_scale", Kind::Scalar),
+    ("webhooks.attempt_timeout_ms", Kind::Scalar),
+    ("webhooks.disable_after_hours", Kind::Scalar),
     ("proxy.trusted", Kind::List),
     ("secrets.sealing_key_file", Kind::Text),
     ("secrets.sealing_key", Kind::Text),

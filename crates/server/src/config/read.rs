@@ -89,6 +89,16 @@ impl Merged {
             retry_time_scale: self.or("webhooks.retry_time_scale", dw.retry_time_scale, |v| {
                 self.positive_float("webhooks.retry_time_scale", v)
             })?,
+            attempt_timeout_ms: self.or(
+                "webhooks.attempt_timeout_ms",
+                dw.attempt_timeout_ms,
+                |v| self.at_least("webhooks.attempt_timeout_ms", v, 1),
+            )?,
+            disable_after_hours: self.or(
+                "webhooks.disable_after_hours",
+                dw.disable_after_hours,
+                |v| self.positive_float("webhooks.disable_after_hours", v),
+            )?,
         };
         let mut secrets = d.secrets;
         secrets.sealing_key_file =

@@ -40,6 +40,7 @@ mod smoke;
 mod ssrf;
 mod unavailable;
 mod webhook_events;
+mod webhook_ops;
 mod webhooks;
 
 use std::sync::Arc;
@@ -196,14 +197,24 @@ impl TestApp {
     /// endpoints (a receiver on 127.0.0.1) and whose retry delays are
     /// multiplied by `retry_time_scale`.
     pub fn with_webhooks(db: TestDb, retry_time_scale: f64) -> Self {
+        Self::with_webhook_settings(
+            db,
+            domain::services::webhooks::WebhookSettings {
+                allow_insecure_endpoints: true,
+                retry_time_scale,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The application with the `[webhooks]` settings `settings`.
+    pub fn with_webhook_settings(
+        db: TestDb,
+        settings: domain::services::webhooks::WebhookSettings,
+    ) -> Self {
         Self::with_parts(db, HttpConfig::default(), |p| {
             let parts = std::mem::replace(p, server::compose::Shared::builtin().unwrap());
-            *p = parts
-                .with_webhooks(domain::services::webhooks::WebhookSettings {
-                    allow_insecure_endpoints: true,
-                    retry_time_scale,
-                })
-                .unwrap();
+            *p = parts.with_webhooks(settings).unwrap();
         })
     }
 

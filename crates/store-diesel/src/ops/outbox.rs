@@ -11,7 +11,10 @@ use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
 use domain::store::{OutboxStore, StoreError, StoreResult};
 
+use domain::webhook::attempt::DeliveryAttempt;
+
 use super::locks::claim_event_ids;
+use super::webhooks::{AttemptRow, insert_attempts};
 use super::shared::insert_events;
 use super::{Conn, Store};
 use crate::error::{TxError, db};
@@ -103,24 +106,34 @@ impl OutboxStore for Store {
         state: DeliveryState,
         status: Option<u16>,
         next_attempt_at_ms: Option<i64>,
+        log: Option<DeliveryAttempt>,
     ) -> StoreResult<bool> {
+        let log = log.as_ref().map(AttemptRow::new);
         let mut conn = self.conn().await?;
-        let n = diesel::update(
-            events::table
-                .filter(events::id.eq(id.as_str()))
-                .filter(events::state.eq(DeliveryState::Pending.as_str()))
-                .filter(events::locked_until_ms.eq(Some(lease_until_ms))),
-        )
-        .set((
-            events::state.eq(state.as_str()),
-            events::attempts.eq(events::attempts + 1),
-            events::last_status.eq(status.map(i32::from)),
-            events::next_attempt_at_ms.eq(next_attempt_at_ms),
-            events::locked_until_ms.eq(None::<i64>),
-        ))
-        .execute(&mut *conn)
-        .await
-        .map_err(db)?;
+        let conn: &mut Conn = &mut conn;
+        // The outcome and its delivery-log row in one transaction.
+        let n = write_tx!(self, conn, async |c: &mut Conn| {
+            let n = diesel::update(
+                events::table
+                    .filter(events::id.eq(id.as_str()))
+                    .filter(events::state.eq(DeliveryState::Pending.as_str()))
+                    .filter(events::locked_until_ms.eq(Some(lease_until_ms))),
+            )
+            .set((
+                events::state.eq(state.as_str()),
+                events::attempts.eq(events::attempts + 1),
+                events::last_status.eq(status.map(i32::from)),
+                events::next_attempt_at_ms.eq(next_attempt_at_ms),
+                events::locked_until_ms.eq(None::<i64>),
+            ))
+            .execute(c)
+            .await?;
+            if n > 0 {
+                insert_attempts(c, log.into_iter().collect()).await?;
+            }
+            Ok::<_, TxError>(n)
+        })
+        .await?;
         if n > 0 {
             return Ok(true);
         }

@@ -18,7 +18,7 @@ use crate::schema::{events, jobs, members};
 
 /// Rows per INSERT statement: at most 16 columns each, under SQLite's
 /// 32,766 bind parameters and well under PostgreSQL's 65,535.
-const CHUNK: usize = 1_000;
+pub(super) const CHUNK: usize = 1_000;
 
 impl Store {
     /// The store owned by the serving process `owner` (see

@@ -341,7 +341,7 @@ async fn activity_counts_what_the_partner_did_in_each_mode(t: TestDb) {
         let lease = c.lease_until_ms.unwrap();
         assert!(
             s.outbox
-                .record_attempt(id, lease, state, status, next)
+                .record_attempt(id, lease, state, status, next, None)
                 .await
                 .unwrap()
         );

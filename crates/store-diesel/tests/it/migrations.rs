@@ -61,6 +61,7 @@ async fn up_down_up(t: TestDb) {
         "processes",
         "quotes",
         "rate_limits",
+        "webhook_attempts",
         "webhook_endpoints",
     ];
     assert_eq!(tables(&t.db).await, expected);

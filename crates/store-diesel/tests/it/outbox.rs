@@ -12,6 +12,7 @@ use domain::mode::Mode;
 use domain::page::PageRequest;
 use domain::scope::Scope;
 use domain::store::{Conflict, StoreError};
+use domain::webhook::attempt::{AttemptFilter, AttemptOutcome, DeliveryAttempt, FailureReason};
 
 use crate::groups::group;
 use crate::harness::{TestDb, partner};
@@ -138,7 +139,8 @@ async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
                 lease,
                 DeliveryState::Pending,
                 Some(500),
-                Some(12_000)
+                Some(12_000),
+                Some(logged(&sc, first, "att_000000000000000000000001")),
             )
             .await
             .unwrap()
@@ -150,6 +152,7 @@ async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
                 lease,
                 DeliveryState::Delivered,
                 Some(204),
+                None,
                 None,
             )
             .await
@@ -169,11 +172,28 @@ async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
                 lease,
                 DeliveryState::Delivered,
                 Some(200),
-                None
+                None,
+                Some(logged(
+                    &sc,
+                    &claimed[2].event.id,
+                    "att_000000000000000000000002"
+                )),
             )
             .await
             .unwrap()
     );
+    // The attempt's log row went with its outcome; the lost claim's did not.
+    let log = s
+        .webhooks
+        .attempts(&sc, &AttemptFilter::default(), &PageRequest::first(50))
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(
+        log.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
+        ["att_000000000000000000000001"]
+    );
+    assert_eq!(log[0].failure_reason, Some(FailureReason::HttpStatus));
     assert_eq!(again[0].lease_until_ms, Some(16_000));
     let retry = s.outbox.claim_deliveries(12_000, 1_000, 10).await.unwrap();
     assert_eq!(retry.len(), 1);
@@ -192,6 +212,7 @@ async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
                 &EventId::from_bytes([9; 6]),
                 1,
                 DeliveryState::Failed,
+                None,
                 None,
                 None
             )
@@ -250,3 +271,20 @@ async fn concurrent_claimants_never_share_a_delivery(t: TestDb) {
     assert_eq!(distinct.len(), 200);
 }
 on_both!(concurrent_claimants_never_share_a_delivery);
+
+/// A failed attempt's delivery-log row.
+fn logged(sc: &Scope, event: &EventId, id: &str) -> DeliveryAttempt {
+    DeliveryAttempt {
+        id: id.to_owned(),
+        scope: sc.clone(),
+        event_id: event.clone(),
+        event_type: domain::event::EventType::GroupStateChanged,
+        attempt: 1,
+        at_ms: 11_000,
+        status_code: Some(500),
+        latency_ms: 12,
+        outcome: AttemptOutcome::Failed,
+        failure_reason: Some(FailureReason::HttpStatus),
+        response_body: Some("down".to_owned()),
+    }
+}

@@ -14,6 +14,7 @@ use crate::mode::Mode;
 use crate::partner::Partner;
 use crate::ports::{MockClock, MockDeliverer, MockEntropy, MockSealer};
 use crate::store::{MockOutboxStore, MockPartnerStore, MockWebhookStore};
+use crate::webhook::attempt::FailureReason;
 
 const NOW_MS: i64 = 1_795_275_000_123;
 const NOW: i64 = 1_795_275_000;
@@ -110,6 +111,9 @@ fn endpoint() -> WebhookEndpoint {
         url: "https://hooks.example.com/h".to_owned(),
         sealed_secret: ctx,
         created_at: NOW - 60,
+        state: crate::webhook::EndpointState::Enabled,
+        // Failing for a second: a failure changes no health.
+        failing_since_ms: Some(NOW_MS - 1_000),
     }
 }
 
@@ -182,6 +186,7 @@ async fn registration_checks_the_url_and_seals_a_fresh_secret() {
     let mut p = Parts::new();
     p.deliverer.expect_check_host().returning(|_| Ok(()));
     let keep = Arc::clone(&stored);
+    p.endpoints.expect_endpoint().returning(|_| Ok(None));
     p.endpoints.expect_put_endpoint().returning(move |e| {
         *keep.lock().unwrap() = Some(e.clone());
         Ok(())
@@ -202,6 +207,7 @@ async fn registration_checks_the_url_and_seals_a_fresh_secret() {
     // Insecure endpoints allowed: no host check at all.
     let mut p = Parts::new();
     p.settings.allow_insecure_endpoints = true;
+    p.endpoints.expect_endpoint().returning(|_| Ok(None));
     p.endpoints.expect_put_endpoint().returning(|_| Ok(()));
     assert!(
         p.build()
@@ -230,18 +236,18 @@ async fn the_test_ping_is_claimed_then_attempted_before_answering() {
     let keep = Arc::clone(&seen);
     p.deliverer.expect_deliver().returning(move |d| {
         keep.lock().unwrap().push(d);
-        AttemptResult::Failed { status: Some(503) }
+        AttemptReport::answered(503, b"", 5)
     });
     p.outbox
         .expect_record_attempt()
-        .withf(|_, lease, state, status, next| {
+        .withf(|_, lease, state, status, next, _| {
             *lease == NOW_MS + DELIVERY_LEASE_MS
                 && *state == DeliveryState::Pending
                 && *status == Some(503)
                 && *next == Some(NOW_MS + 1_000)
         })
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _, _| Ok(true));
     let out = p.build().test(&scope()).await.unwrap();
     assert!(!out.delivered);
     assert_eq!(out.status_code, Some(503));
@@ -279,18 +285,18 @@ async fn the_dispatcher_signs_in_the_partners_style_and_schedules_retries() {
         let keep = Arc::clone(&seen);
         p.deliverer.expect_deliver().returning(move |d| {
             keep.lock().unwrap().push(d);
-            AttemptResult::Failed { status: None }
+            AttemptReport::failed(FailureReason::Timeout, 10_000)
         });
         // The third attempt failed: the last retry is due 25 s later.
         p.outbox
             .expect_record_attempt()
-            .withf(|_, _, state, status, next| {
+            .withf(|_, _, state, status, next, _| {
                 *state == DeliveryState::Pending
                     && status.is_none()
                     && *next == Some(NOW_MS + 25_000)
             })
             .times(1)
-            .returning(|_, _, _, _, _| Ok(true));
+            .returning(|_, _, _, _, _, _| Ok(true));
         assert_eq!(p.build().step().await.unwrap(), 1);
         let body = verify(&seen.lock().unwrap()[0]);
         assert_eq!(body["data"][key], 3, "{kind:?}: {body}");
@@ -310,12 +316,12 @@ async fn the_fourth_failure_is_final_and_a_missing_endpoint_is_recorded() {
         .returning(|_| Ok(Some(endpoint())));
     p.deliverer
         .expect_deliver()
-        .returning(|_| AttemptResult::Failed { status: Some(500) });
+        .returning(|_| AttemptReport::answered(500, b"", 5));
     p.outbox
         .expect_record_attempt()
-        .withf(|_, _, state, _, next| *state == DeliveryState::Failed && next.is_none())
+        .withf(|_, _, state, _, next, _| *state == DeliveryState::Failed && next.is_none())
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _, _| Ok(true));
     p.build().step().await.unwrap();
 
     let mut p = Parts::new();
@@ -326,9 +332,9 @@ async fn the_fourth_failure_is_final_and_a_missing_endpoint_is_recorded() {
     p.deliverer.expect_deliver().never();
     p.outbox
         .expect_record_attempt()
-        .withf(|_, _, state, _, _| *state == DeliveryState::NoEndpoint)
+        .withf(|_, _, state, _, _, log| *state == DeliveryState::NoEndpoint && log.is_none())
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _, _| Ok(true));
     p.build().step().await.unwrap();
 
     // Nothing due: nothing else is touched.
@@ -351,11 +357,128 @@ async fn a_retry_schedule_follows_the_time_scale() {
         .returning(|_| Ok(Some(endpoint())));
     p.deliverer
         .expect_deliver()
-        .returning(|_| AttemptResult::Failed { status: Some(502) });
+        .returning(|_| AttemptReport::answered(502, b"", 5));
     p.outbox
         .expect_record_attempt()
-        .withf(|_, _, _, _, next| *next == Some(NOW_MS + 500))
+        .withf(|_, _, _, _, next, _| *next == Some(NOW_MS + 500))
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _, _| Ok(true));
     p.build().step().await.unwrap();
+}
+
+#[tokio::test]
+async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
+    // A failure of an endpoint failing for 120 hours: the log row goes
+    // with the outcome, then the endpoint is disabled.
+    let mut p = Parts::new();
+    p.outbox
+        .expect_claim_deliveries()
+        .returning(|_, _, _| Ok(vec![event(0)]));
+    p.endpoints.expect_endpoint().returning(|_| {
+        Ok(Some(WebhookEndpoint {
+            failing_since_ms: Some(NOW_MS - 120 * 3_600_000),
+            ..endpoint()
+        }))
+    });
+    p.deliverer
+        .expect_deliver()
+        .returning(|_| AttemptReport::answered(500, b"down", 42));
+    p.outbox
+        .expect_record_attempt()
+        .withf(|_, _, _, _, _, log| {
+            log.as_ref().is_some_and(|l| {
+                l.outcome == AttemptOutcome::Failed
+                    && l.failure_reason == Some(FailureReason::HttpStatus)
+                    && l.status_code == Some(500)
+                    && l.latency_ms == 42
+                    && l.attempt == 1
+                    && l.response_body.as_deref() == Some("down")
+                    && l.id.starts_with("att_")
+            })
+        })
+        .times(1)
+        .returning(|_, _, _, _, _, _| Ok(true));
+    p.endpoints
+        .expect_set_health()
+        .withf(|_, created, state, since| {
+            *created == NOW - 60
+                && *state == EndpointState::Disabled
+                && *since == Some(NOW_MS - 120 * 3_600_000)
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(true));
+    p.build().step().await.unwrap();
+
+    // A success clears the failing streak.
+    let mut p = Parts::new();
+    p.outbox
+        .expect_claim_deliveries()
+        .returning(|_, _, _| Ok(vec![event(1)]));
+    p.endpoints
+        .expect_endpoint()
+        .returning(|_| Ok(Some(endpoint())));
+    p.deliverer
+        .expect_deliver()
+        .returning(|_| AttemptReport::answered(204, b"", 3));
+    p.outbox
+        .expect_record_attempt()
+        .withf(|_, _, _, _, _, log| {
+            log.as_ref()
+                .is_some_and(|l| l.outcome == AttemptOutcome::Succeeded && l.attempt == 2)
+        })
+        .returning(|_, _, _, _, _, _| Ok(true));
+    p.endpoints
+        .expect_set_health()
+        .withf(|_, _, state, since| *state == EndpointState::Enabled && since.is_none())
+        .times(1)
+        .returning(|_, _, _, _| Ok(true));
+    p.build().step().await.unwrap();
+
+    // A disabled endpoint: nothing is sent, the delivery is cancelled.
+    let mut p = Parts::new();
+    p.outbox
+        .expect_claim_deliveries()
+        .returning(|_, _, _| Ok(vec![event(0)]));
+    p.endpoints.expect_endpoint().returning(|_| {
+        Ok(Some(WebhookEndpoint {
+            state: EndpointState::Disabled,
+            ..endpoint()
+        }))
+    });
+    p.deliverer.expect_deliver().never();
+    p.outbox
+        .expect_record_attempt()
+        .withf(|_, _, state, _, _, log| {
+            *state == DeliveryState::NoEndpoint
+                && log
+                    .as_ref()
+                    .is_some_and(|l| l.outcome == AttemptOutcome::Cancelled)
+        })
+        .times(1)
+        .returning(|_, _, _, _, _, _| Ok(true));
+    p.build().step().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_same_url_re_enables_a_disabled_endpoint_and_keeps_its_secret() {
+    let mut p = Parts::new();
+    p.settings.allow_insecure_endpoints = true;
+    p.endpoints.expect_endpoint().returning(|_| {
+        Ok(Some(WebhookEndpoint {
+            state: EndpointState::Disabled,
+            ..endpoint()
+        }))
+    });
+    p.endpoints.expect_put_endpoint().never();
+    p.endpoints
+        .expect_set_health()
+        .withf(|_, _, state, since| *state == EndpointState::Enabled && since.is_none())
+        .times(1)
+        .returning(|_, _, _, _| Ok(true));
+    let r = p
+        .build()
+        .register(&scope(), "https://hooks.example.com/h")
+        .await
+        .unwrap();
+    assert_eq!(r.secret, SECRET);
 }
