@@ -106,6 +106,18 @@ pub enum Conflict {
     /// The quote's offer was accepted already.
     #[error("this offer was already accepted")]
     AlreadyAccepted,
+    /// The webhook endpoint was replaced or changed meanwhile.
+    #[error("the webhook endpoint changed meanwhile; retry")]
+    EndpointMoved,
+    /// The webhook endpoint is disabled.
+    #[error("the webhook endpoint is disabled; PUT /webhook with its URL re-enables it")]
+    EndpointDisabled,
+    /// No webhook endpoint is registered in the mode.
+    #[error("no webhook endpoint is registered in this mode")]
+    NoEndpoint,
+    /// The event's delivery is still pending.
+    #[error("this event's delivery is still pending; it is retried on its own")]
+    DeliveryPending,
     /// A generated id collided (retry with a fresh one).
     #[error("id collision")]
     IdTaken,

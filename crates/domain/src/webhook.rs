@@ -24,7 +24,40 @@ pub struct WebhookEndpoint {
     /// Since when every attempt has failed, Unix milliseconds; `None`
     /// after a success.
     pub failing_since_ms: Option<i64>,
+    /// The secret a rotation replaced, still signing until it expires.
+    pub previous_secret: Option<PreviousSecret>,
 }
+
+/// A rotated-out secret in its grace period.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PreviousSecret {
+    /// Sealed as the current one.
+    pub sealed: Vec<u8>,
+    /// End of the grace period, Unix seconds.
+    pub expires_at: i64,
+}
+
+impl std::fmt::Debug for PreviousSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreviousSecret")
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WebhookEndpoint {
+    /// The previous secret while it still signs at `now` (Unix seconds).
+    #[must_use]
+    pub fn previous_at(&self, now: i64) -> Option<&PreviousSecret> {
+        self.previous_secret.as_ref().filter(|p| p.expires_at > now)
+    }
+}
+
+/// The longest grace period of a rotation, hours.
+pub const MAX_GRACE_HOURS: u32 = 72;
+
+/// The grace period of a rotation when none is asked for, hours.
+pub const DEFAULT_GRACE_HOURS: u32 = 24;
 
 /// Whether an endpoint receives deliveries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,6 +95,7 @@ impl std::fmt::Debug for WebhookEndpoint {
             .field("created_at", &self.created_at)
             .field("state", &self.state)
             .field("failing_since_ms", &self.failing_since_ms)
+            .field("previous_secret", &self.previous_secret)
             .finish_non_exhaustive()
     }
 }

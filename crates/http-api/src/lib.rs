@@ -76,6 +76,8 @@ where
                 .service(routes::webhook::delete_webhook)
                 .service(routes::webhook::test_webhook)
                 .service(routes::webhook::list_deliveries)
+                .service(routes::webhook::rotate_secret)
+                .service(routes::webhook::replay)
                 .service(routes::enrollments::create_enrollment)
                 .service(routes::enrollments::list_enrollments)
                 .service(routes::enrollments::get_enrollment)
@@ -90,6 +92,7 @@ where
                 .service(routes::onboarding::send_employee_invitations)
                 .service(routes::events::list_events)
                 .service(routes::events::get_event)
+                .service(routes::events::resend_event)
                 .service(routes::test_helpers::finalize_quote)
                 .service(routes::test_helpers::go_live),
         )

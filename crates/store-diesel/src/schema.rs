@@ -197,6 +197,8 @@ diesel::table! {
         created_at -> BigInt,
         state -> Text,
         failing_since_ms -> Nullable<BigInt>,
+        previous_sealed_secret -> Nullable<Binary>,
+        previous_secret_expires_at -> Nullable<BigInt>,
     }
 }
 

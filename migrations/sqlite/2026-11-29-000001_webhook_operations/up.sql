@@ -2,9 +2,13 @@
 -- it is enabled and since when every attempt has failed (Unix ms) — and
 -- the delivery log, one row per attempt (created_at in Unix ms), kept 30
 -- days: its outcome, failure reason, latency and the first 1 KiB of the
--- answer. Rows are read per scope, newest first, and per event.
+-- answer. Rows are read per scope, newest first, and per event. A secret
+-- rotation keeps the previous secret, sealed, until its grace period ends
+-- (Unix seconds).
 ALTER TABLE webhook_endpoints ADD COLUMN state TEXT NOT NULL DEFAULT 'enabled';
 ALTER TABLE webhook_endpoints ADD COLUMN failing_since_ms BIGINT;
+ALTER TABLE webhook_endpoints ADD COLUMN previous_sealed_secret BLOB;
+ALTER TABLE webhook_endpoints ADD COLUMN previous_secret_expires_at BIGINT;
 
 CREATE TABLE webhook_attempts (
     id TEXT PRIMARY KEY NOT NULL,

@@ -16,21 +16,19 @@
 //! `disable_after_hours` is disabled: its due deliveries are cancelled
 //! (`no_endpoint`, replayable) until `PUT /webhook` re-enables it.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::FieldError;
-use crate::event::{AttemptResult, DeliveryState, Event, EventData, NewEvent, after_attempt};
+use crate::event::{
+    AttemptResult, DeliveryState, EVENT_RETENTION_SECS, Event, EventData, NewEvent,
+};
 use crate::ids::EventId;
 use crate::page::{Page, PageRequest};
-use crate::partner::PartnerKind;
-use crate::ports::{Clock, Deliverer, Delivery, Entropy, Minter, Sealer};
+use crate::ports::{Clock, Deliverer, Entropy, Minter, Sealer};
 use crate::scope::Scope;
 use crate::services::ServiceError;
-use crate::store::{OutboxStore, PartnerStore, StoreError, WebhookStore};
-use crate::webhook::attempt::{
-    AttemptFilter, AttemptIds, AttemptOutcome, AttemptReport, DeliveryAttempt,
-};
+use crate::store::{Conflict, OutboxStore, PartnerStore, WebhookStore};
+use crate::webhook::attempt::{AttemptFilter, AttemptIds, DeliveryAttempt};
 use crate::webhook::{EndpointState, WebhookEndpoint, check_url, secret_from_bytes};
 
 /// How long a claimed delivery is held: longer than the 10 s an endpoint
@@ -53,6 +51,24 @@ impl std::fmt::Debug for Registered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registered")
             .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a rotation answers: the new secret, shown once, and when the old
+/// one stops signing.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Rotated {
+    /// `whsec_` + 64 lowercase hex.
+    pub secret: String,
+    /// End of the grace period, Unix seconds; `None` with no grace period.
+    pub previous_expires_at: Option<i64>,
+}
+
+impl std::fmt::Debug for Rotated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rotated")
+            .field("previous_expires_at", &self.previous_expires_at)
             .finish_non_exhaustive()
     }
 }
@@ -205,12 +221,129 @@ impl Webhooks {
             created_at: self.clock.now_ms().div_euclid(1000),
             state: EndpointState::Enabled,
             failing_since_ms: None,
+            previous_secret: None,
         };
         self.endpoints.put_endpoint(&endpoint).await?;
         Ok(Registered {
             url: endpoint.url,
             secret,
         })
+    }
+
+    /// Rotates the scope's signing secret (`POST /webhook/rotate_secret`):
+    /// a fresh secret signs from now on, and the current one keeps signing
+    /// beside it for `grace_hours` (0..=72, default 24), so every delivery
+    /// of the grace period carries both signatures.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] on `grace_period_hours` out of range;
+    /// [`ServiceError::NotFound`] without an endpoint;
+    /// [`Conflict::EndpointMoved`] when it was replaced meanwhile.
+    pub async fn rotate_secret(
+        &self,
+        scope: &Scope,
+        grace_hours: Option<u32>,
+    ) -> Result<Rotated, ServiceError> {
+        let grace = grace_hours.unwrap_or(crate::webhook::DEFAULT_GRACE_HOURS);
+        if grace > crate::webhook::MAX_GRACE_HOURS {
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                "grace_period_hours",
+                "must be a whole number of hours from 0 to 72",
+            )]));
+        }
+        let endpoint = self.endpoint(scope).await?;
+        let now = self.clock.now_ms().div_euclid(1000);
+        let secret = secret_from_bytes(Minter::new(self.entropy.as_ref()).secret32());
+        let sealed = self.sealer.seal(secret.as_bytes(), &seal_context(scope));
+        let previous = (grace > 0).then(|| crate::webhook::PreviousSecret {
+            sealed: endpoint.sealed_secret.clone(),
+            expires_at: now.saturating_add(i64::from(grace).saturating_mul(3600)),
+        });
+        let expires = previous.as_ref().map(|p| p.expires_at);
+        if !self
+            .endpoints
+            .rotate_secret(scope, endpoint.created_at, sealed, previous)
+            .await?
+        {
+            return Err(ServiceError::Conflict(Conflict::EndpointMoved));
+        }
+        Ok(Rotated {
+            secret,
+            previous_expires_at: expires,
+        })
+    }
+
+    /// The scope's endpoint when deliveries can be sent to it.
+    async fn enabled_endpoint(&self, scope: &Scope) -> Result<WebhookEndpoint, ServiceError> {
+        match self.endpoints.endpoint(scope).await? {
+            None => Err(ServiceError::Conflict(Conflict::NoEndpoint)),
+            Some(e) if e.state == EndpointState::Disabled => {
+                Err(ServiceError::Conflict(Conflict::EndpointDisabled))
+            }
+            Some(e) => Ok(e),
+        }
+    }
+
+    /// Sends the scope's event `id` again (`POST /events/{id}/resend`): a
+    /// new delivery with its own retries and the same `webhook-id`, so
+    /// receivers deduplicate.
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] for an unknown event or one older than
+    /// 30 days; [`Conflict::NoEndpoint`] or [`Conflict::EndpointDisabled`]
+    /// when nothing can be sent; [`Conflict::DeliveryPending`] while its
+    /// delivery is pending.
+    pub async fn resend(&self, scope: &Scope, id: &EventId) -> Result<Event, ServiceError> {
+        let now_ms = self.clock.now_ms();
+        let event = self.outbox.event(scope, id).await?;
+        if event.event.created_at < now_ms.div_euclid(1000).saturating_sub(EVENT_RETENTION_SECS) {
+            return Err(ServiceError::NotFound);
+        }
+        self.enabled_endpoint(scope).await?;
+        Ok(self.outbox.resend(scope, id, now_ms).await?)
+    }
+
+    /// Sends again every event of the scope created at or after `since`
+    /// and before `until` (default now), at most 30 days old, of `types`
+    /// (all when empty), `ping` excluded, oldest first
+    /// (`POST /webhook/replay`). Returns how many were scheduled; events
+    /// whose delivery is already pending are left as they are.
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] on `since` (more than 30 days ago, or in
+    /// the future) or `until` (not after `since`); [`Conflict::NoEndpoint`]
+    /// or [`Conflict::EndpointDisabled`] when nothing can be sent.
+    pub async fn replay(
+        &self,
+        scope: &Scope,
+        since: i64,
+        until: Option<i64>,
+        types: Vec<crate::event::EventType>,
+    ) -> Result<u64, ServiceError> {
+        let now_ms = self.clock.now_ms();
+        let now = now_ms.div_euclid(1000);
+        let mut errors = Vec::new();
+        if since < now.saturating_sub(EVENT_RETENTION_SECS) {
+            errors.push(FieldError::new(
+                "since",
+                "must be within the last 30 days (events are kept 30 days)",
+            ));
+        } else if since > now {
+            errors.push(FieldError::new("since", "must not be in the future"));
+        }
+        if until.is_some_and(|u| u <= since) {
+            errors.push(FieldError::new("until", "must be after since"));
+        }
+        // Left out: now (this second's events included).
+        let until = until.unwrap_or_else(|| now.saturating_add(1));
+        if !errors.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+        self.enabled_endpoint(scope).await?;
+        Ok(self
+            .outbox
+            .replay(scope, since, until, types, now_ms)
+            .await?)
     }
 
     /// The scope's endpoint (`GET /webhook`).
@@ -303,200 +436,9 @@ impl Webhooks {
             status_code,
         })
     }
-
-    /// One dispatcher step: claims the due deliveries and makes one attempt
-    /// of each, concurrently. Returns how many were attempted.
-    ///
-    /// # Errors
-    /// Store failures.
-    pub async fn step(&self) -> Result<usize, ServiceError> {
-        let now_ms = self.clock.now_ms();
-        let claimed = self
-            .outbox
-            .claim_deliveries(now_ms, DELIVERY_LEASE_MS, DELIVERY_BATCH)
-            .await?;
-        if claimed.is_empty() {
-            return Ok(0);
-        }
-        // One lookup per scope and partner for the whole batch.
-        let mut endpoints: HashMap<Scope, Option<WebhookEndpoint>> = HashMap::new();
-        let mut kinds: HashMap<String, PartnerKind> = HashMap::new();
-        for e in &claimed {
-            let scope = &e.event.scope;
-            if let std::collections::hash_map::Entry::Vacant(slot) = endpoints.entry(scope.clone())
-            {
-                slot.insert(self.endpoints.endpoint(scope).await?);
-            }
-            if let std::collections::hash_map::Entry::Vacant(slot) =
-                kinds.entry(scope.partner.as_str().to_owned())
-            {
-                let kind = match self.partners.partner(&scope.partner).await {
-                    Ok(p) => p.kind,
-                    Err(StoreError::NotFound) => PartnerKind::Broker,
-                    Err(e) => return Err(e.into()),
-                };
-                slot.insert(kind);
-            }
-        }
-        let attempts = claimed.iter().map(|e| {
-            let endpoint = endpoints.get(&e.event.scope).and_then(Option::as_ref);
-            let kind = kinds
-                .get(e.event.scope.partner.as_str())
-                .copied()
-                .unwrap_or(PartnerKind::Broker);
-            async move {
-                let report = self.attempt(e, endpoint, kind).await;
-                self.record(e, endpoint, report).await
-            }
-        });
-        let n = claimed.len();
-        for outcome in futures_util::future::join_all(attempts).await {
-            outcome?;
-        }
-        Ok(n)
-    }
-
-    /// Makes one attempt of `event`: the envelope in the partner's field
-    /// style, signed with the endpoint's secret at the current time.
-    async fn attempt(
-        &self,
-        event: &Event,
-        endpoint: Option<&WebhookEndpoint>,
-        kind: PartnerKind,
-    ) -> AttemptReport {
-        let no_endpoint = AttemptReport {
-            result: AttemptResult::NoEndpoint,
-            failure: None,
-            latency_ms: 0,
-            response_body: None,
-        };
-        let Some(endpoint) = endpoint else {
-            return no_endpoint;
-        };
-        if endpoint.state == EndpointState::Disabled {
-            return no_endpoint;
-        }
-        let Some((_, secret)) = self.open_secret(endpoint) else {
-            // A secret that no longer opens (the sealing key changed):
-            // nothing can be signed; the attempt fails (and shows as such
-            // on the event) and is retried.
-            return AttemptReport {
-                result: AttemptResult::Failed { status: None },
-                failure: None,
-                latency_ms: 0,
-                response_body: None,
-            };
-        };
-        let body = serde_json::to_vec(&event.event.delivery_body(kind)).unwrap_or_default();
-        let id = event.event.id.as_str();
-        let timestamp = self.clock.now_ms().div_euclid(1000);
-        let signature = webhooks::sign(&secret, id, timestamp, &body);
-        self.deliverer
-            .deliver(Delivery {
-                url: endpoint.url.clone(),
-                headers: vec![
-                    ("content-type".to_owned(), "application/json".to_owned()),
-                    ("webhook-id".to_owned(), id.to_owned()),
-                    ("webhook-timestamp".to_owned(), timestamp.to_string()),
-                    ("webhook-signature".to_owned(), signature),
-                ],
-                body,
-            })
-            .await
-    }
-
-    /// The endpoint's signing secret, as text and parsed, if it opens.
-    fn open_secret(&self, endpoint: &WebhookEndpoint) -> Option<(String, webhooks::Secret)> {
-        let text = self
-            .sealer
-            .open(&endpoint.sealed_secret, &seal_context(&endpoint.scope))
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok())?;
-        let parsed = webhooks::Secret::parse(&text).ok()?;
-        Some((text, parsed))
-    }
-
-    /// Records an attempt's outcome under the claim's lease, with its
-    /// delivery-log row in the same transaction; then the endpoint's
-    /// health when it changes (failing since the first failure, cleared by
-    /// a success, disabled after `disable_after_hours` of failures).
-    async fn record(
-        &self,
-        event: &Event,
-        endpoint: Option<&WebhookEndpoint>,
-        report: AttemptReport,
-    ) -> Result<(), ServiceError> {
-        let Some(lease) = event.lease_until_ms else {
-            return Ok(());
-        };
-        let now_ms = self.clock.now_ms();
-        let attempt = event.attempts.saturating_add(1);
-        let result = report.result;
-        let (state, next) = after_attempt(attempt, result, now_ms, self.settings.retry_time_scale);
-        let status = match result {
-            AttemptResult::Delivered { status } => Some(status),
-            AttemptResult::Failed { status } => status,
-            AttemptResult::NoEndpoint => None,
-        };
-        let outcome = match result {
-            AttemptResult::Delivered { .. } => Some(AttemptOutcome::Succeeded),
-            AttemptResult::Failed { .. } => Some(AttemptOutcome::Failed),
-            // A disabled endpoint's deliveries are cancelled; without an
-            // endpoint nothing was to be sent, so nothing is logged.
-            AttemptResult::NoEndpoint => endpoint.map(|_| AttemptOutcome::Cancelled),
-        };
-        let log = outcome.map(|outcome| DeliveryAttempt {
-            id: Minter::new(self.entropy.as_ref()).attempt_id(),
-            scope: event.event.scope.clone(),
-            event_id: event.event.id.clone(),
-            event_type: event.event.event_type(),
-            attempt,
-            at_ms: now_ms,
-            status_code: status,
-            latency_ms: report.latency_ms,
-            outcome,
-            failure_reason: report.failure,
-            response_body: report.response_body,
-        });
-        // `false`: the lease ran out and another claimant took over; its
-        // attempt is the one recorded.
-        let recorded = self
-            .outbox
-            .record_attempt(&event.event.id, lease, state, status, next, log)
-            .await?;
-        if let (true, Some(endpoint)) = (recorded, endpoint) {
-            self.update_health(endpoint, result, now_ms).await?;
-        }
-        Ok(())
-    }
-
-    /// Moves the endpoint's health on after an attempt, writing only when
-    /// it changes.
-    async fn update_health(
-        &self,
-        endpoint: &WebhookEndpoint,
-        result: AttemptResult,
-        now_ms: i64,
-    ) -> Result<(), ServiceError> {
-        if endpoint.state == EndpointState::Disabled {
-            return Ok(());
-        }
-        let (state, since) = match (result, endpoint.failing_since_ms) {
-            (AttemptResult::Delivered { .. }, Some(_)) => (EndpointState::Enabled, None),
-            (AttemptResult::Failed { .. }, None) => (EndpointState::Enabled, Some(now_ms)),
-            (AttemptResult::Failed { .. }, Some(since))
-                if now_ms.saturating_sub(since) >= self.settings.disable_after_ms() =>
-            {
-                (EndpointState::Disabled, Some(since))
-            }
-            _ => return Ok(()),
-        };
-        self.endpoints
-            .set_health(&endpoint.scope, endpoint.created_at, state, since)
-            .await?;
-        Ok(())
-    }
 }
+
+mod dispatch;
 
 #[cfg(test)]
 mod tests;

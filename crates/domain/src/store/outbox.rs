@@ -67,6 +67,32 @@ pub trait OutboxStore: Send + Sync {
         log: Option<crate::webhook::attempt::DeliveryAttempt>,
     ) -> StoreResult<bool>;
 
+    /// Schedules a new delivery of the scope's event `id` at `now_ms`
+    /// (`POST /events/{id}/resend`): pending, no attempts yet, so it gets
+    /// its own retries; the same id, so the same `webhook-id`.
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such event, and
+    /// [`Conflict::DeliveryPending`](crate::store::Conflict::DeliveryPending) when its delivery is pending.
+    async fn resend(&self, scope: &Scope, id: &EventId, now_ms: i64) -> StoreResult<Event>;
+
+    /// Schedules at `now_ms` a new delivery of each of the scope's events
+    /// created in `since..until` (Unix seconds) whose type is one of
+    /// `types` (all when empty), except `ping` events and events whose
+    /// delivery is already pending; returns how many. The dispatcher takes
+    /// them oldest first.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn replay(
+        &self,
+        scope: &Scope,
+        since: i64,
+        until: i64,
+        types: Vec<crate::event::EventType>,
+        now_ms: i64,
+    ) -> StoreResult<u64>;
+
     /// Reads an event of the scope with its delivery state.
     ///
     /// # Errors

@@ -6,7 +6,7 @@ use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 use crate::webhook::attempt::{AttemptFilter, AttemptIds, DeliveryAttempt};
-use crate::webhook::{EndpointState, WebhookEndpoint};
+use crate::webhook::{EndpointState, PreviousSecret, WebhookEndpoint};
 
 /// Webhook endpoints, one per partner and mode.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -53,6 +53,20 @@ pub trait WebhookStore: Send + Sync {
         created_at: i64,
         state: EndpointState,
         failing_since_ms: Option<i64>,
+    ) -> StoreResult<bool>;
+
+    /// Replaces the secret of the endpoint registered at `created_at`
+    /// (the fencing token) with `sealed_secret`, keeping `previous` as the
+    /// rotated-out secret (`None`: none). Returns whether it was changed.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn rotate_secret(
+        &self,
+        scope: &Scope,
+        created_at: i64,
+        sealed_secret: Vec<u8>,
+        previous: Option<PreviousSecret>,
     ) -> StoreResult<bool>;
 
     /// The scope's delivery log, newest first.

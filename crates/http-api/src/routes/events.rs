@@ -1,6 +1,6 @@
 //! Events: `GET /events` and `GET /events/{id}` (contract section 6).
 
-use actix_web::{HttpRequest, get, web};
+use actix_web::{HttpRequest, get, post, web};
 
 use domain::ids::EventId;
 
@@ -76,4 +76,45 @@ pub async fn get_event(
         .await
         .map_err(|e| not_found_as(e, NO_EVENT))?;
     Reply::ok(&EventOut::from(&event))
+}
+
+/// Send an event again.
+///
+/// A new delivery of the event, with its own retries, to the endpoint of
+/// the key's mode; it keeps its `webhook-id`, so a receiver that already
+/// processed it deduplicates. The answer shows the event with its delivery
+/// pending.
+#[utoipa::path(
+    tag = "Events",
+    operation_id = "resend_event",
+    params(
+        ("id" = String, Path, description = "`evt_` id", example = "evt_5d1c0a9b3e27"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Replays the first answer for 24 hours"),
+    ),
+    responses(
+        (status = 202, description = "Scheduled", body = EventOut),
+        (status = 404, description = "No such event for this partner and mode, or older than 30 days", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no such event in this mode (events are kept for 30 days)"})),
+        (status = 409, description = "No endpoint, a disabled one, or a delivery still pending", body = ErrorBody,
+         example = json!({"error": "conflict", "message": "this event's delivery is still pending; it is retried on its own"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/events/{id}/resend")]
+pub async fn resend_event(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<Reply, ApiError> {
+    let id = EventId::parse(&path).map_err(|_| ApiError::not_found(NO_EVENT))?;
+    let event = state
+        .webhooks
+        .resend(&caller.principal.scope(), &id)
+        .await
+        .map_err(|e| not_found_as(e, NO_EVENT))?;
+    Reply::new(
+        actix_web::http::StatusCode::ACCEPTED,
+        &EventOut::from(&event),
+    )
 }

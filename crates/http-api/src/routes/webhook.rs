@@ -15,7 +15,8 @@ use crate::reply::Reply;
 use crate::routes::{CommonErrors, not_found_as};
 use crate::state::AppState;
 use crate::wire::webhook::{
-    AttemptList, AttemptOut, EndpointOut, WebhookIn, WebhookOut, WebhookTestOut,
+    AttemptList, AttemptOut, EndpointOut, ReplayIn, ReplayOut, RotateIn, RotateOut,
+    SecretRotationOut, WebhookIn, WebhookOut, WebhookTestOut,
 };
 
 /// Register the webhook endpoint of the key's mode.
@@ -120,12 +121,17 @@ pub async fn get_webhook(state: web::Data<AppState>, caller: Caller) -> Result<R
         .endpoint(&caller.principal.scope())
         .await
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
+    let secret_rotation = endpoint
+        .previous_at(state.clock.now_ms().div_euclid(1000))
+        .map(|p| SecretRotationOut {
+            previous_secret_expires_at: domain::ports::rfc3339(p.expires_at),
+        });
     Reply::ok(&EndpointOut {
         url: endpoint.url,
         state: endpoint.state.as_str().to_owned(),
         created_at: domain::ports::rfc3339(endpoint.created_at),
         failing_since: endpoint.failing_since_ms.map(rfc3339_ms),
-        secret_rotation: None,
+        secret_rotation,
     })
 }
 
@@ -239,3 +245,110 @@ pub async fn list_deliveries(
 
 /// The list name bound into the delivery log's cursors.
 const DELIVERIES: &str = "webhook_deliveries";
+
+/// Rotate the signing secret of the key's mode.
+///
+/// A fresh secret signs every delivery from now on; the current one keeps
+/// signing beside it for the grace period, so each delivery carries both
+/// signatures (`webhook-signature: v1,<new> v1,<old>`) and a receiver can
+/// switch without losing a message. The answer carries the new secret once
+/// and is never stored for idempotent replay.
+#[utoipa::path(
+    tag = "Webhooks",
+    operation_id = "rotate_webhook_secret",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Accepted; the answer is not replayed (it carries the secret)")),
+    request_body(content = Option<RotateIn>, description = "The grace period (optional)", example = json!({"grace_period_hours": 24})),
+    responses(
+        (status = 200, description = "Rotated; the new secret is shown once", body = RotateOut),
+        (status = 400, description = "A grace period out of 0..72 hours", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "grace_period_hours: must be a whole number of hours from 0 to 72",
+                          "details": [{"field": "grace_period_hours", "message": "must be a whole number of hours from 0 to 72"}]})),
+        (status = 404, description = "No endpoint is registered for this mode", body = ErrorBody,
+         example = json!({"error": "not_found", "message": "no webhook endpoint is registered in this mode"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/webhook/rotate_secret")]
+pub async fn rotate_secret(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let input: RotateIn = body::parse_optional(&req, &bytes)?;
+    let rotated = state
+        .webhooks
+        .rotate_secret(&caller.principal.scope(), input.grace_period_hours)
+        .await
+        .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
+    Ok(Reply::ok(&RotateOut {
+        secret: rotated.secret,
+        previous_secret_expires_at: rotated.previous_expires_at.map(domain::ports::rfc3339),
+    })?
+    .with_header(header::CACHE_CONTROL, "no-store"))
+}
+
+/// Unix seconds of an RFC 3339 time in `field`.
+fn unix_of(field: &str, text: &str) -> Result<i64, ApiError> {
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .map(time::OffsetDateTime::unix_timestamp)
+        .map_err(|_| ApiError::invalid_field(field, "must be an RFC 3339 date-time"))
+}
+
+/// Send again the events of a time window.
+///
+/// Every event of the key's mode created at or after `since` and before
+/// `until` (now when left out), at most 30 days old, of `types` (all when
+/// left out), `ping` excluded, gets a new delivery with its own retries
+/// and its own `webhook-id` unchanged; they are taken oldest first.
+/// Events whose delivery is already pending are left as they are and not
+/// counted.
+#[utoipa::path(
+    tag = "Webhooks",
+    operation_id = "replay_webhook_events",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Replays the first answer for 24 hours")),
+    request_body(content = ReplayIn, description = "The window"),
+    responses(
+        (status = 202, description = "Scheduled", body = ReplayOut),
+        (status = 400, description = "A bad or out-of-range time, or an unknown event type", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "since: must be within the last 30 days (events are kept 30 days)",
+                          "details": [{"field": "since", "message": "must be within the last 30 days (events are kept 30 days)"}]})),
+        (status = 409, description = "No endpoint is registered, or it is disabled", body = ErrorBody,
+         example = json!({"error": "conflict", "message": "the webhook endpoint is disabled; PUT /webhook with its URL re-enables it"})),
+        CommonErrors
+    ),
+    security(("bearer" = []))
+)]
+#[post("/webhook/replay")]
+pub async fn replay(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    bytes: web::Bytes,
+) -> Result<Reply, ApiError> {
+    let input: ReplayIn = body::parse(&req, &bytes, &[])?;
+    let since = unix_of("since", &input.since)?;
+    let until = input
+        .until
+        .as_deref()
+        .map(|u| unix_of("until", u))
+        .transpose()?;
+    let types = input
+        .types
+        .unwrap_or_default()
+        .iter()
+        .map(|t| {
+            domain::event::EventType::parse(t)
+                .filter(|t| *t != domain::event::EventType::Ping)
+                .ok_or_else(|| {
+                    ApiError::invalid_field("types", "lists an unknown event type (or ping)")
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let count = state
+        .webhooks
+        .replay(&caller.principal.scope(), since, until, types)
+        .await?;
+    Reply::new(actix_web::http::StatusCode::ACCEPTED, &ReplayOut { count })
+}

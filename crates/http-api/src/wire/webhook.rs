@@ -44,7 +44,8 @@ pub struct WebhookTestOut {
 /// The registered endpoint of the key's mode (never its secret).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"url": "https://hooks.partner.example/benefits", "state": "enabled",
-    "created_at": "2026-11-21T13:14:00Z", "failing_since": null, "secret_rotation": null}))]
+    "created_at": "2026-11-21T13:14:00Z", "failing_since": null,
+    "secret_rotation": {"previous_secret_expires_at": "2026-11-22T13:14:00Z"}}))]
 pub struct EndpointOut {
     /// The endpoint.
     pub url: String,
@@ -60,8 +61,40 @@ pub struct EndpointOut {
     #[schema(format = DateTime)]
     pub failing_since: Option<String>,
     /// A secret rotation in its grace period; null when none.
-    #[schema(value_type = Option<Object>)]
-    pub secret_rotation: Option<serde_json::Value>,
+    pub secret_rotation: Option<SecretRotationOut>,
+}
+
+/// A rotation whose previous secret still signs.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"previous_secret_expires_at": "2026-11-22T13:14:00Z"}))]
+pub struct SecretRotationOut {
+    /// When the previous secret stops signing.
+    #[schema(format = DateTime)]
+    pub previous_secret_expires_at: String,
+}
+
+/// The body of `POST /webhook/rotate_secret` (optional).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(example = json!({"grace_period_hours": 24}))]
+#[serde(deny_unknown_fields)]
+pub struct RotateIn {
+    /// How long the current secret keeps signing beside the new one:
+    /// 0 to 72 hours, 24 when left out; 0 stops it at once.
+    #[schema(minimum = 0, maximum = 72, example = 24)]
+    pub grace_period_hours: Option<u32>,
+}
+
+/// A rotation: the new secret, shown once.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"secret": "whsec_5f2b8c1d9e0a4b7c6d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c",
+    "previous_secret_expires_at": "2026-11-22T13:14:00Z"}))]
+pub struct RotateOut {
+    /// `whsec_` + 64 lowercase hex; signs every delivery from now on.
+    pub secret: String,
+    /// When the previous secret stops signing; null with a grace period
+    /// of 0 (it stopped at once).
+    #[schema(format = DateTime)]
+    pub previous_secret_expires_at: Option<String>,
 }
 
 /// One delivery attempt.
@@ -107,4 +140,29 @@ pub struct AttemptList {
     pub deliveries: Vec<AttemptOut>,
     /// Pass as `cursor` for the next page; null on the last.
     pub next_cursor: Option<String>,
+}
+
+/// The body of `POST /webhook/replay`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"since": "2026-11-20T00:00:00Z", "until": "2026-11-21T00:00:00Z",
+    "types": ["enrollment.created", "group.state_changed"]}))]
+#[serde(deny_unknown_fields)]
+pub struct ReplayIn {
+    /// Events created at or after this time (at most 30 days ago).
+    #[schema(format = DateTime, example = "2026-11-20T00:00:00Z")]
+    pub since: String,
+    /// Events created before this time; now when left out.
+    #[schema(format = DateTime)]
+    pub until: Option<String>,
+    /// Only these event types; all but `ping` when left out.
+    #[schema(example = json!(["enrollment.created"]))]
+    pub types: Option<Vec<String>>,
+}
+
+/// What a replay scheduled.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"count": 42}))]
+pub struct ReplayOut {
+    /// Events scheduled for a new delivery.
+    pub count: u64,
 }

@@ -50,9 +50,14 @@ pub(super) async fn claim_event_ids(
                     .is_null()
                     .or(events::locked_until_ms.le(now_ms)),
             )
-            // Events made together are due together: their ids, ascending
-            // in the order they were made, keep that order.
-            .order((events::next_attempt_at_ms.asc(), events::id.asc()))
+            // Events due together go oldest first (a replay schedules a
+            // window at once); events made together have ids ascending in
+            // the order they were made.
+            .order((
+                events::next_attempt_at_ms.asc(),
+                events::created_at.asc(),
+                events::id.asc(),
+            ))
             .limit(limit)
             .select(events::id)
     )

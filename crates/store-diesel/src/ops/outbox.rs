@@ -11,9 +11,12 @@ use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
 use domain::store::{OutboxStore, StoreError, StoreResult};
 
+use domain::event::EventType;
+use domain::store::Conflict;
 use domain::webhook::attempt::DeliveryAttempt;
 
 use super::locks::claim_event_ids;
+use super::shared::CHUNK;
 use super::webhooks::{AttemptRow, insert_attempts};
 use super::shared::insert_events;
 use super::{Conn, Store};
@@ -89,7 +92,11 @@ impl OutboxStore for Store {
                 .await?;
             let rows: Vec<EventRow> = events::table
                 .filter(events::id.eq_any(&ids))
-                .order((events::next_attempt_at_ms.asc(), events::id.asc()))
+                .order((
+                    events::next_attempt_at_ms.asc(),
+                    events::created_at.asc(),
+                    events::id.asc(),
+                ))
                 .select(EventRow::as_select())
                 .load(c)
                 .await?;
@@ -150,6 +157,78 @@ impl OutboxStore for Store {
         }
     }
 
+    async fn resend(&self, scope: &Scope, id: &EventId, now_ms: i64) -> StoreResult<Event> {
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let row = write_tx!(self, conn, async |c: &mut Conn| {
+            let row: Option<EventRow> = events::table
+                .filter(events::id.eq(id.as_str()))
+                .filter(events::partner_id.eq(scope.partner.as_str()))
+                .filter(events::mode.eq(scope.mode.as_str()))
+                .select(EventRow::as_select())
+                .first(c)
+                .await
+                .optional()?;
+            let Some(row) = row else {
+                return Err(TxError::from(StoreError::NotFound));
+            };
+            if row.state == DeliveryState::Pending.as_str() {
+                return Err(TxError::from(StoreError::Conflict(
+                    Conflict::DeliveryPending,
+                )));
+            }
+            diesel::update(events::table.filter(events::id.eq(id.as_str())))
+                .set(rescheduled(now_ms))
+                .execute(c)
+                .await?;
+            let row: EventRow = events::table
+                .filter(events::id.eq(id.as_str()))
+                .select(EventRow::as_select())
+                .first(c)
+                .await?;
+            Ok::<_, TxError>(row)
+        })
+        .await?;
+        row.into_domain()
+    }
+
+    async fn replay(
+        &self,
+        scope: &Scope,
+        since: i64,
+        until: i64,
+        types: Vec<EventType>,
+        now_ms: i64,
+    ) -> StoreResult<u64> {
+        let types: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let n = write_tx!(self, conn, async |c: &mut Conn| {
+            let mut target = events::table
+                .filter(events::partner_id.eq(scope.partner.as_str()))
+                .filter(events::mode.eq(scope.mode.as_str()))
+                .filter(events::created_at.ge(since))
+                .filter(events::created_at.lt(until))
+                .filter(events::event_type.ne(EventType::Ping.as_str()))
+                .filter(events::state.ne(DeliveryState::Pending.as_str()))
+                .into_boxed();
+            if !types.is_empty() {
+                target = target.filter(events::event_type.eq_any(&types));
+            }
+            let ids: Vec<String> = target.select(events::id).load(c).await?;
+            let mut n = 0;
+            for chunk in ids.chunks(CHUNK) {
+                n += diesel::update(events::table.filter(events::id.eq_any(chunk)))
+                    .set(rescheduled(now_ms))
+                    .execute(c)
+                    .await?;
+            }
+            Ok::<_, TxError>(n)
+        })
+        .await?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
     async fn event(&self, scope: &Scope, id: &EventId) -> StoreResult<Event> {
         let mut conn = self.conn().await?;
         events::table
@@ -192,4 +271,25 @@ impl OutboxStore for Store {
             id: e.event.id.to_string(),
         }))
     }
+}
+
+/// The columns of a new delivery due at `now_ms`: pending, unclaimed, no
+/// attempts yet.
+#[allow(clippy::type_complexity)]
+fn rescheduled(
+    now_ms: i64,
+) -> (
+    diesel::dsl::Eq<events::state, &'static str>,
+    diesel::dsl::Eq<events::attempts, i32>,
+    diesel::dsl::Eq<events::next_attempt_at_ms, Option<i64>>,
+    diesel::dsl::Eq<events::locked_until_ms, Option<i64>>,
+    diesel::dsl::Eq<events::last_status, Option<i32>>,
+) {
+    (
+        events::state.eq(DeliveryState::Pending.as_str()),
+        events::attempts.eq(0),
+        events::next_attempt_at_ms.eq(Some(now_ms)),
+        events::locked_until_ms.eq(None::<i64>),
+        events::last_status.eq(None::<i32>),
+    )
 }

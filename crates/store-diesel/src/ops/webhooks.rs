@@ -16,7 +16,7 @@ use domain::store::{StoreResult, WebhookStore};
 use domain::webhook::attempt::{
     AttemptFilter, AttemptIds, AttemptOutcome, DeliveryAttempt, FailureReason,
 };
-use domain::webhook::{EndpointState, WebhookEndpoint};
+use domain::webhook::{EndpointState, PreviousSecret, WebhookEndpoint};
 
 use super::shared::CHUNK;
 use super::{Conn, Store};
@@ -35,6 +35,8 @@ struct WebhookRow {
     created_at: i64,
     state: String,
     failing_since_ms: Option<i64>,
+    previous_sealed_secret: Option<Vec<u8>>,
+    previous_secret_expires_at: Option<i64>,
 }
 
 impl WebhookRow {
@@ -47,6 +49,8 @@ impl WebhookRow {
             created_at: e.created_at,
             state: e.state.as_str().to_owned(),
             failing_since_ms: e.failing_since_ms,
+            previous_sealed_secret: e.previous_secret.as_ref().map(|p| p.sealed.clone()),
+            previous_secret_expires_at: e.previous_secret.as_ref().map(|p| p.expires_at),
         }
     }
 
@@ -59,6 +63,10 @@ impl WebhookRow {
             state: EndpointState::parse(&self.state)
                 .ok_or_else(|| corrupt("endpoint state", &self.state))?,
             failing_since_ms: self.failing_since_ms,
+            previous_secret: match (self.previous_sealed_secret, self.previous_secret_expires_at) {
+                (Some(sealed), Some(expires_at)) => Some(PreviousSecret { sealed, expires_at }),
+                _ => None,
+            },
         })
     }
 }
@@ -259,6 +267,36 @@ impl WebhookStore for Store {
             .set((
                 endpoints::state.eq(state.as_str()),
                 endpoints::failing_since_ms.eq(failing_since_ms),
+            ))
+            .execute(c)
+            .await?;
+            Ok::<_, TxError>(n)
+        })
+        .await?;
+        Ok(n > 0)
+    }
+
+    async fn rotate_secret(
+        &self,
+        scope: &Scope,
+        created_at: i64,
+        sealed_secret: Vec<u8>,
+        previous: Option<PreviousSecret>,
+    ) -> StoreResult<bool> {
+        let (old, expires) = previous.map_or((None, None), |p| (Some(p.sealed), Some(p.expires_at)));
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        let n = write_tx!(self, conn, async |c: &mut Conn| {
+            let n = diesel::update(
+                endpoints::table
+                    .filter(endpoints::partner_id.eq(scope.partner.as_str()))
+                    .filter(endpoints::mode.eq(scope.mode.as_str()))
+                    .filter(endpoints::created_at.eq(created_at)),
+            )
+            .set((
+                endpoints::sealed_secret.eq(&sealed_secret),
+                endpoints::previous_sealed_secret.eq(&old),
+                endpoints::previous_secret_expires_at.eq(expires),
             ))
             .execute(c)
             .await?;

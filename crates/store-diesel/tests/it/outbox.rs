@@ -288,3 +288,64 @@ fn logged(sc: &Scope, event: &EventId, id: &str) -> DeliveryAttempt {
         response_body: Some("down".to_owned()),
     }
 }
+
+async fn a_replay_reschedules_its_window_and_deliveries_go_oldest_first(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    // Ids in the opposite order of creation: the claim must not follow them.
+    let list = vec![event(1, &sc, 30), event(2, &sc, 20), event(3, &sc, 10)];
+    s.outbox.append(&list, 1_000).await.unwrap();
+    for e in s.outbox.claim_deliveries(1_000, 1_000, 10).await.unwrap() {
+        let lease = e.lease_until_ms.unwrap();
+        s.outbox
+            .record_attempt(
+                &e.event.id,
+                lease,
+                DeliveryState::Failed,
+                Some(500),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+    }
+    // [10, 30): two events; a pending one would be left alone.
+    assert_eq!(
+        s.outbox
+            .replay(&sc, 10, 30, Vec::new(), 5_000)
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        s.outbox
+            .replay(
+                &sc,
+                0,
+                100,
+                vec![domain::event::EventType::QuoteFinalized],
+                5_000
+            )
+            .await
+            .unwrap(),
+        0
+    );
+    let mut order = Vec::new();
+    while let Some(e) = s
+        .outbox
+        .claim_deliveries(5_000, 1_000, 1)
+        .await
+        .unwrap()
+        .pop()
+    {
+        assert_eq!((e.state, e.attempts), (DeliveryState::Pending, 0));
+        order.push(e.event.created_at);
+    }
+    assert_eq!(order, [10, 20], "oldest first");
+    assert_eq!(
+        s.outbox.event(&sc, &list[0].id).await.unwrap().state,
+        DeliveryState::Failed,
+        "outside the window"
+    );
+}
+on_both!(a_replay_reschedules_its_window_and_deliveries_go_oldest_first);

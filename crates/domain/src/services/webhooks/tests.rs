@@ -12,9 +12,12 @@ use crate::event::EventType;
 use crate::ids::PartnerId;
 use crate::mode::Mode;
 use crate::partner::Partner;
+use crate::partner::PartnerKind;
+use crate::ports::Delivery;
 use crate::ports::{MockClock, MockDeliverer, MockEntropy, MockSealer};
 use crate::store::{MockOutboxStore, MockPartnerStore, MockWebhookStore};
-use crate::webhook::attempt::FailureReason;
+use crate::webhook::EndpointState;
+use crate::webhook::attempt::{AttemptOutcome, AttemptReport, FailureReason};
 
 const NOW_MS: i64 = 1_795_275_000_123;
 const NOW: i64 = 1_795_275_000;
@@ -114,6 +117,7 @@ fn endpoint() -> WebhookEndpoint {
         state: crate::webhook::EndpointState::Enabled,
         // Failing for a second: a failure changes no health.
         failing_since_ms: Some(NOW_MS - 1_000),
+        previous_secret: None,
     }
 }
 

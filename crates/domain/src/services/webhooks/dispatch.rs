@@ -1,0 +1,227 @@
+//! The dispatcher half of the webhook service: one step claims the due
+//! deliveries and makes their attempts; each attempt is signed (twice
+//! during a rotation's grace period), recorded with its delivery-log row,
+//! and moves the endpoint's health on.
+
+use std::collections::HashMap;
+
+use super::{DELIVERY_BATCH, DELIVERY_LEASE_MS, Webhooks, seal_context};
+use crate::event::{AttemptResult, Event, after_attempt};
+use crate::partner::PartnerKind;
+use crate::ports::{Delivery, Minter};
+use crate::scope::Scope;
+use crate::services::ServiceError;
+use crate::store::StoreError;
+use crate::webhook::attempt::{AttemptOutcome, AttemptReport, DeliveryAttempt};
+use crate::webhook::{EndpointState, WebhookEndpoint};
+
+impl Webhooks {
+    /// One dispatcher step: claims the due deliveries and makes one attempt
+    /// of each, concurrently. Returns how many were attempted.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn step(&self) -> Result<usize, ServiceError> {
+        let now_ms = self.clock.now_ms();
+        let claimed = self
+            .outbox
+            .claim_deliveries(now_ms, DELIVERY_LEASE_MS, DELIVERY_BATCH)
+            .await?;
+        if claimed.is_empty() {
+            return Ok(0);
+        }
+        // One lookup per scope and partner for the whole batch.
+        let mut endpoints: HashMap<Scope, Option<WebhookEndpoint>> = HashMap::new();
+        let mut kinds: HashMap<String, PartnerKind> = HashMap::new();
+        for e in &claimed {
+            let scope = &e.event.scope;
+            if let std::collections::hash_map::Entry::Vacant(slot) = endpoints.entry(scope.clone())
+            {
+                slot.insert(self.endpoints.endpoint(scope).await?);
+            }
+            if let std::collections::hash_map::Entry::Vacant(slot) =
+                kinds.entry(scope.partner.as_str().to_owned())
+            {
+                let kind = match self.partners.partner(&scope.partner).await {
+                    Ok(p) => p.kind,
+                    Err(StoreError::NotFound) => PartnerKind::Broker,
+                    Err(e) => return Err(e.into()),
+                };
+                slot.insert(kind);
+            }
+        }
+        let attempts = claimed.iter().map(|e| {
+            let endpoint = endpoints.get(&e.event.scope).and_then(Option::as_ref);
+            let kind = kinds
+                .get(e.event.scope.partner.as_str())
+                .copied()
+                .unwrap_or(PartnerKind::Broker);
+            async move {
+                let report = self.attempt(e, endpoint, kind).await;
+                self.record(e, endpoint, report).await
+            }
+        });
+        let n = claimed.len();
+        for outcome in futures_util::future::join_all(attempts).await {
+            outcome?;
+        }
+        Ok(n)
+    }
+
+    /// Makes one attempt of `event`: the envelope in the partner's field
+    /// style, signed with the endpoint's secret at the current time.
+    pub(super) async fn attempt(
+        &self,
+        event: &Event,
+        endpoint: Option<&WebhookEndpoint>,
+        kind: PartnerKind,
+    ) -> AttemptReport {
+        let no_endpoint = AttemptReport {
+            result: AttemptResult::NoEndpoint,
+            failure: None,
+            latency_ms: 0,
+            response_body: None,
+        };
+        let Some(endpoint) = endpoint else {
+            return no_endpoint;
+        };
+        if endpoint.state == EndpointState::Disabled {
+            return no_endpoint;
+        }
+        let Some((_, secret)) = self.open_secret(endpoint) else {
+            // A secret that no longer opens (the sealing key changed):
+            // nothing can be signed; the attempt fails (and shows as such
+            // on the event) and is retried.
+            return AttemptReport {
+                result: AttemptResult::Failed { status: None },
+                failure: None,
+                latency_ms: 0,
+                response_body: None,
+            };
+        };
+        let body = serde_json::to_vec(&event.event.delivery_body(kind)).unwrap_or_default();
+        let id = event.event.id.as_str();
+        let timestamp = self.clock.now_ms().div_euclid(1000);
+        let mut signature = webhooks::sign(&secret, id, timestamp, &body);
+        // During a rotation's grace period the old secret signs too.
+        if let Some(old) = endpoint
+            .previous_at(timestamp)
+            .and_then(|p| self.open_sealed(&p.sealed, &endpoint.scope))
+        {
+            signature.push(' ');
+            signature.push_str(&webhooks::sign(&old.1, id, timestamp, &body));
+        }
+        self.deliverer
+            .deliver(Delivery {
+                url: endpoint.url.clone(),
+                headers: vec![
+                    ("content-type".to_owned(), "application/json".to_owned()),
+                    ("webhook-id".to_owned(), id.to_owned()),
+                    ("webhook-timestamp".to_owned(), timestamp.to_string()),
+                    ("webhook-signature".to_owned(), signature),
+                ],
+                body,
+            })
+            .await
+    }
+
+    /// The endpoint's signing secret, as text and parsed, if it opens.
+    pub(super) fn open_secret(
+        &self,
+        endpoint: &WebhookEndpoint,
+    ) -> Option<(String, webhooks::Secret)> {
+        self.open_sealed(&endpoint.sealed_secret, &endpoint.scope)
+    }
+
+    /// A sealed secret of `scope`, as text and parsed, if it opens.
+    fn open_sealed(&self, sealed: &[u8], scope: &Scope) -> Option<(String, webhooks::Secret)> {
+        let text = self
+            .sealer
+            .open(sealed, &seal_context(scope))
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())?;
+        let parsed = webhooks::Secret::parse(&text).ok()?;
+        Some((text, parsed))
+    }
+
+    /// Records an attempt's outcome under the claim's lease, with its
+    /// delivery-log row in the same transaction; then the endpoint's
+    /// health when it changes (failing since the first failure, cleared by
+    /// a success, disabled after `disable_after_hours` of failures).
+    pub(super) async fn record(
+        &self,
+        event: &Event,
+        endpoint: Option<&WebhookEndpoint>,
+        report: AttemptReport,
+    ) -> Result<(), ServiceError> {
+        let Some(lease) = event.lease_until_ms else {
+            return Ok(());
+        };
+        let now_ms = self.clock.now_ms();
+        let attempt = event.attempts.saturating_add(1);
+        let result = report.result;
+        let (state, next) = after_attempt(attempt, result, now_ms, self.settings.retry_time_scale);
+        let status = match result {
+            AttemptResult::Delivered { status } => Some(status),
+            AttemptResult::Failed { status } => status,
+            AttemptResult::NoEndpoint => None,
+        };
+        let outcome = match result {
+            AttemptResult::Delivered { .. } => Some(AttemptOutcome::Succeeded),
+            AttemptResult::Failed { .. } => Some(AttemptOutcome::Failed),
+            // A disabled endpoint's deliveries are cancelled; without an
+            // endpoint nothing was to be sent, so nothing is logged.
+            AttemptResult::NoEndpoint => endpoint.map(|_| AttemptOutcome::Cancelled),
+        };
+        let log = outcome.map(|outcome| DeliveryAttempt {
+            id: Minter::new(self.entropy.as_ref()).attempt_id(),
+            scope: event.event.scope.clone(),
+            event_id: event.event.id.clone(),
+            event_type: event.event.event_type(),
+            attempt,
+            at_ms: now_ms,
+            status_code: status,
+            latency_ms: report.latency_ms,
+            outcome,
+            failure_reason: report.failure,
+            response_body: report.response_body,
+        });
+        // `false`: the lease ran out and another claimant took over; its
+        // attempt is the one recorded.
+        let recorded = self
+            .outbox
+            .record_attempt(&event.event.id, lease, state, status, next, log)
+            .await?;
+        if let (true, Some(endpoint)) = (recorded, endpoint) {
+            self.update_health(endpoint, result, now_ms).await?;
+        }
+        Ok(())
+    }
+
+    /// Moves the endpoint's health on after an attempt, writing only when
+    /// it changes.
+    async fn update_health(
+        &self,
+        endpoint: &WebhookEndpoint,
+        result: AttemptResult,
+        now_ms: i64,
+    ) -> Result<(), ServiceError> {
+        if endpoint.state == EndpointState::Disabled {
+            return Ok(());
+        }
+        let (state, since) = match (result, endpoint.failing_since_ms) {
+            (AttemptResult::Delivered { .. }, Some(_)) => (EndpointState::Enabled, None),
+            (AttemptResult::Failed { .. }, None) => (EndpointState::Enabled, Some(now_ms)),
+            (AttemptResult::Failed { .. }, Some(since))
+                if now_ms.saturating_sub(since) >= self.settings.disable_after_ms() =>
+            {
+                (EndpointState::Disabled, Some(since))
+            }
+            _ => return Ok(()),
+        };
+        self.endpoints
+            .set_health(&endpoint.scope, endpoint.created_at, state, since)
+            .await?;
+        Ok(())
+    }
+}
