@@ -37,11 +37,22 @@ pub use self::address::is_internal;
 
 type Request = (Delivery, oneshot::Sender<AttemptReport>);
 
+/// How names are looked up: the system resolver in production; tests
+/// give names of their own (a name that moves to an internal address).
+pub type Names = Arc<dyn Fn(&str, u16) -> std::io::Result<Vec<SocketAddr>> + Send + Sync>;
+
+/// The system resolver.
+#[must_use]
+pub fn system_names() -> Names {
+    Arc::new(|name, port| (name, port).to_socket_addrs().map(Iterator::collect))
+}
+
 /// The HTTP deliverer.
 #[derive(Clone)]
 pub struct HttpDeliverer {
     requests: mpsc::UnboundedSender<Request>,
     allow_insecure: bool,
+    names: Names,
 }
 
 impl std::fmt::Debug for HttpDeliverer {
@@ -58,6 +69,19 @@ impl HttpDeliverer {
     /// # Errors
     /// When the thread or the TLS configuration cannot be set up.
     pub fn start(allow_insecure: bool, timeout: Duration) -> anyhow::Result<Self> {
+        Self::start_with_names(allow_insecure, timeout, system_names())
+    }
+
+    /// [`HttpDeliverer::start`] looking names up with `names`.
+    ///
+    /// # Errors
+    /// As [`HttpDeliverer::start`].
+    pub fn start_with_names(
+        allow_insecure: bool,
+        timeout: Duration,
+        names: Names,
+    ) -> anyhow::Result<Self> {
+        let client_names = Arc::clone(&names);
         let tls = Arc::new(tls_config()?);
         let (requests, mut incoming) = mpsc::unbounded_channel::<Request>();
         std::thread::Builder::new()
@@ -65,7 +89,10 @@ impl HttpDeliverer {
             .spawn(move || {
                 actix_web::rt::System::new().block_on(async move {
                     let tcp = actix_tls::connect::Connector::new(
-                        actix_tls::connect::Resolver::custom(CheckedResolver { allow_insecure }),
+                        actix_tls::connect::Resolver::custom(CheckedResolver {
+                            allow_insecure,
+                            names: client_names,
+                        }),
                     )
                     .service();
                     let client = awc::Client::builder()
@@ -90,6 +117,7 @@ impl HttpDeliverer {
         Ok(Self {
             requests,
             allow_insecure,
+            names,
         })
     }
 
@@ -204,7 +232,12 @@ enum Refused {
 /// # Errors
 /// When the host has no address, or (unless `allow_insecure`) an internal
 /// one.
-async fn resolve(host: &str, port: u16, allow_insecure: bool) -> Result<Vec<SocketAddr>, Refused> {
+async fn resolve(
+    host: &str,
+    port: u16,
+    allow_insecure: bool,
+    names: &Names,
+) -> Result<Vec<SocketAddr>, Refused> {
     let bare = host
         .strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
@@ -213,14 +246,11 @@ async fn resolve(host: &str, port: u16, allow_insecure: bool) -> Result<Vec<Sock
         vec![SocketAddr::new(ip, port)]
     } else {
         let name = bare.to_owned();
-        tokio::task::spawn_blocking(move || {
-            (name.as_str(), port)
-                .to_socket_addrs()
-                .map(Iterator::collect)
-        })
-        .await
-        .map_err(|_| Refused::Unresolved)?
-        .map_err(|_| Refused::Unresolved)?
+        let names = Arc::clone(names);
+        tokio::task::spawn_blocking(move || names(name.as_str(), port))
+            .await
+            .map_err(|_| Refused::Unresolved)?
+            .map_err(|_| Refused::Unresolved)?
     };
     if addrs.is_empty() {
         return Err(Refused::Unresolved);
@@ -244,11 +274,11 @@ fn is_internal_literal(url: &str) -> bool {
 }
 
 /// Resolves `url`'s host and refuses internal addresses.
-async fn check_public(url: &str) -> Result<(), Refused> {
+async fn check_public(url: &str, names: &Names) -> Result<(), Refused> {
     let parsed = url::Url::parse(url).map_err(|_| Refused::NoHost)?;
     let host = parsed.host_str().ok_or(Refused::NoHost)?;
     let port = parsed.port_or_known_default().unwrap_or(443);
-    resolve(host, port, false).await.map(|_| ())
+    resolve(host, port, false, names).await.map(|_| ())
 }
 
 /// What [`actix_tls::connect::Resolve::lookup`] returns.
@@ -259,11 +289,12 @@ type Lookup<'a> =
 /// only to addresses that passed the check.
 struct CheckedResolver {
     allow_insecure: bool,
+    names: Names,
 }
 
 impl actix_tls::connect::Resolve for CheckedResolver {
     fn lookup<'a>(&'a self, host: &'a str, port: u16) -> Lookup<'a> {
-        Box::pin(async move { Ok(resolve(host, port, self.allow_insecure).await?) })
+        Box::pin(async move { Ok(resolve(host, port, self.allow_insecure, &self.names).await?) })
     }
 }
 #[async_trait]
@@ -280,7 +311,9 @@ impl Deliverer for HttpDeliverer {
         if self.allow_insecure {
             return Ok(());
         }
-        check_public(url).await.map_err(|e| e.to_string())
+        check_public(url, &self.names)
+            .await
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -327,6 +360,7 @@ mod tests {
     async fn the_resolver_refuses_names_of_internal_addresses_unless_allowed() {
         let strict = CheckedResolver {
             allow_insecure: false,
+            names: system_names(),
         };
         let err = strict.lookup("localhost", 8443).await.unwrap_err();
         assert!(err.to_string().contains("loopback"), "{err}");
@@ -341,6 +375,7 @@ mod tests {
 
         let lax = CheckedResolver {
             allow_insecure: true,
+            names: system_names(),
         };
         let addrs = lax.lookup("localhost", 8443).await.unwrap();
         assert!(

@@ -5,7 +5,9 @@
 //! `PUT /webhook` with the same URL, and secret rotation with two
 //! signatures during its grace period (checked here and by the Python
 //! `standardwebhooks` package). Deliveries go to a real local
-//! [`Receiver`]; a closed port and a slow receiver give their reasons.
+//! [`Receiver`]; a 500, a slow receiver, a closed port, and (through a
+//! test resolver) a name that moves to a loopback address or stops
+//! resolving after registration give their four failure reasons.
 
 use std::net::TcpListener;
 use std::time::Duration;
@@ -575,4 +577,63 @@ async fn a_replay_on_a_disabled_endpoint_is_a_conflict(db: TestDb) {
         "{}",
         a.body
     );
+}
+
+crate::http_on_both!(a_name_that_moves_gives_blocked_address_or_dns_error_at_send_time);
+async fn a_name_that_moves_gives_blocked_address_or_dns_error_at_send_time(db: TestDb) {
+    use std::net::SocketAddr;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    // A test resolver: both names are public at registration; then one
+    // moves to a loopback address and the other stops resolving.
+    let moved = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&moved);
+    let names: server::deliver::Names = Arc::new(move |name: &str, port: u16| {
+        let public: SocketAddr = SocketAddr::from(([93, 184, 216, 34], port));
+        match (name, flag.load(Ordering::SeqCst)) {
+            (_, false) => Ok(vec![public]),
+            ("rebound.partner.test", true) => Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))]),
+            _ => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such name",
+            )),
+        }
+    });
+    let strict = WebhookSettings {
+        allow_insecure_endpoints: false,
+        attempt_timeout_ms: 1_000,
+        ..Default::default()
+    };
+    let app = TestApp::with_parts(db, http_api::HttpConfig::default(), move |p| {
+        p.webhooks = strict;
+        p.deliverer = Arc::new(
+            server::deliver::HttpDeliverer::start_with_names(false, Duration::from_secs(1), names)
+                .unwrap(),
+        );
+    });
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+
+    for (url, reason) in [
+        ("https://rebound.partner.test/hooks", "blocked_address"),
+        ("https://gone.partner.test/hooks", "dns_error"),
+    ] {
+        moved.store(false, Ordering::SeqCst);
+        register(&svc, &key, url).await;
+        moved.store(true, Ordering::SeqCst);
+        let sent = ping(&svc, &key).await;
+        assert_eq!(sent.body["delivered"], false, "{}", sent.body);
+        let log = send(&svc, get("/v1/webhook/deliveries?limit=1", &key)).await;
+        assert_eq!(
+            (
+                &log.body["deliveries"][0]["failure_reason"],
+                &log.body["deliveries"][0]["status_code"]
+            ),
+            (&json!(reason), &Value::Null),
+            "{url}: {}",
+            log.body
+        );
+        app.clock.advance(1);
+    }
 }
