@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 
 use domain::text::dollars as money;
 
-use crate::common::api::call;
+use crate::common::api::{call, created_group};
 use crate::common::scratch;
 use crate::common::serve_process::{ServeDemo, Served};
 use crate::common::webdriver::{Browser, assert_accessible};
@@ -104,16 +104,7 @@ fn enroll_company(
         "{}@{domain}",
         signatory.split(' ').next().unwrap().to_lowercase()
     );
-    let (status, group) = call(
-        server,
-        key,
-        "POST",
-        "/v1/groups",
-        Some(&json!({"company_name": company, "domain": domain,
-            "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"}})),
-    );
-    assert_eq!(status, 201, "{group}");
-    let gid = group["id"].as_str().unwrap().to_owned();
+    let gid = created_group(server, key, company, domain);
     let members: Vec<Value> = EMPLOYEES
         .iter()
         .zip(["1988-04-12", "1979-11-02", "1992-01-20"])

@@ -25,6 +25,17 @@ use crate::rows::{EventRow, count, int, scope};
 use crate::schema::webhook_attempts as attempts;
 use crate::schema::{events, webhook_endpoints as endpoints};
 
+/// The scope's endpoint row if it is the registration made at
+/// `created_at` (the fencing token of health and rotation updates).
+macro_rules! registered {
+    ($scope:expr, $created_at:expr) => {
+        endpoints::table
+            .filter(endpoints::partner_id.eq($scope.partner.as_str()))
+            .filter(endpoints::mode.eq($scope.mode.as_str()))
+            .filter(endpoints::created_at.eq($created_at))
+    };
+}
+
 #[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = endpoints, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
 struct WebhookRow {
@@ -258,12 +269,7 @@ impl WebhookStore for Store {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let n = write_tx!(self, conn, async |c: &mut Conn| {
-            let n = diesel::update(
-                endpoints::table
-                    .filter(endpoints::partner_id.eq(scope.partner.as_str()))
-                    .filter(endpoints::mode.eq(scope.mode.as_str()))
-                    .filter(endpoints::created_at.eq(created_at)),
-            )
+            let n = diesel::update(registered!(scope, created_at))
             .set((
                 endpoints::state.eq(state.as_str()),
                 endpoints::failing_since_ms.eq(failing_since_ms),
@@ -287,12 +293,7 @@ impl WebhookStore for Store {
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let n = write_tx!(self, conn, async |c: &mut Conn| {
-            let n = diesel::update(
-                endpoints::table
-                    .filter(endpoints::partner_id.eq(scope.partner.as_str()))
-                    .filter(endpoints::mode.eq(scope.mode.as_str()))
-                    .filter(endpoints::created_at.eq(created_at)),
-            )
+            let n = diesel::update(registered!(scope, created_at))
             .set((
                 endpoints::sealed_secret.eq(&sealed_secret),
                 endpoints::previous_sealed_secret.eq(&old),

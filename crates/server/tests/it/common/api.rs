@@ -47,10 +47,9 @@ pub fn census() -> Value {
     ]})
 }
 
-/// Creates a group of `company` at `domain` with `key` (snake_case),
-/// sends [`census`] and creates a quote, retried while the server's
-/// worker prices the market comparison; returns (group id, quote).
-pub fn quoted_group(server: &Served, key: &str, company: &str, domain: &str) -> (String, Value) {
+/// Creates a group of `company` at `domain` in Chicago with `key`
+/// (snake_case); returns its id.
+pub fn created_group(server: &Served, key: &str, company: &str, domain: &str) -> String {
     let (status, group) = call(
         server,
         key,
@@ -60,7 +59,14 @@ pub fn quoted_group(server: &Served, key: &str, company: &str, domain: &str) -> 
             "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"}})),
     );
     assert_eq!(status, 201, "{group}");
-    let gid = group["id"].as_str().unwrap().to_owned();
+    group["id"].as_str().unwrap().to_owned()
+}
+
+/// Creates a group of `company` at `domain` with `key` (snake_case),
+/// sends [`census`] and creates a quote, retried while the server's
+/// worker prices the market comparison; returns (group id, quote).
+pub fn quoted_group(server: &Served, key: &str, company: &str, domain: &str) -> (String, Value) {
+    let gid = created_group(server, key, company, domain);
     let (status, body) = call(
         server,
         key,
