@@ -93,6 +93,9 @@ pub async fn get_event(
     ),
     responses(
         (status = 202, description = "Scheduled", body = EventOut),
+        (status = 400, description = "An Idempotency-Key already used with another request", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "Idempotency-Key: was already used with another body, method or path",
+                          "details": [{"field": "Idempotency-Key", "message": "was already used with another body, method or path"}]})),
         (status = 404, description = "No such event for this partner and mode, or older than 30 days", body = ErrorBody,
          example = json!({"error": "not_found", "message": "no such event in this mode (events are kept for 30 days)"})),
         (status = 409, description = "No endpoint, a disabled one, or a delivery still pending", body = ErrorBody,
