@@ -35,7 +35,7 @@ pub use health::Health;
 pub use idempotency::IdempotencyStore;
 pub use jobs::JobStore;
 pub use onboarding::{OnboardingStore, OnboardingWrite};
-pub use outbox::OutboxStore;
+pub use outbox::{AttemptRecord, OutboxStore};
 pub use partners::PartnerStore;
 pub use portal::PortalStore;
 pub use quotes::{Lead, QuoteStore};

@@ -9,6 +9,23 @@ use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 
+/// One attempt's outcome, as [`OutboxStore::record_attempts`] records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptRecord {
+    /// The event.
+    pub id: EventId,
+    /// The claim's lease, its fencing token.
+    pub lease_until_ms: i64,
+    /// The delivery's state after the attempt.
+    pub state: crate::event::DeliveryState,
+    /// The endpoint's status, when it answered.
+    pub status: Option<u16>,
+    /// When the next attempt is due (pending only).
+    pub next_attempt_at_ms: Option<i64>,
+    /// The delivery-log row.
+    pub log: Option<crate::webhook::attempt::DeliveryAttempt>,
+}
+
 /// The event outbox: appending, reading back, and claiming deliveries.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
@@ -92,6 +109,14 @@ pub trait OutboxStore: Send + Sync {
         types: Vec<crate::event::EventType>,
         now_ms: i64,
     ) -> StoreResult<u64>;
+
+    /// Records a batch of attempts in one transaction, each as
+    /// [`OutboxStore::record_attempt`] does (fenced by its lease, with its
+    /// delivery-log row); answers, in order, whether each was recorded.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn record_attempts(&self, records: Vec<AttemptRecord>) -> StoreResult<Vec<bool>>;
 
     /// Reads an event of the scope with its delivery state.
     ///

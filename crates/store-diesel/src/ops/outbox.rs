@@ -9,7 +9,7 @@ use domain::event::{DeliveryState, Event, NewEvent};
 use domain::ids::EventId;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
-use domain::store::{OutboxStore, StoreError, StoreResult};
+use domain::store::{AttemptRecord, OutboxStore, StoreError, StoreResult};
 
 use domain::event::EventType;
 use domain::store::Conflict;
@@ -115,35 +115,19 @@ impl OutboxStore for Store {
         next_attempt_at_ms: Option<i64>,
         log: Option<DeliveryAttempt>,
     ) -> StoreResult<bool> {
-        let log = log.as_ref().map(AttemptRow::new);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        // The outcome and its delivery-log row in one transaction.
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
-            let n = diesel::update(
-                events::table
-                    .filter(events::id.eq(id.as_str()))
-                    .filter(events::state.eq(DeliveryState::Pending.as_str()))
-                    .filter(events::locked_until_ms.eq(Some(lease_until_ms))),
-            )
-            .set((
-                events::state.eq(state.as_str()),
-                events::attempts.eq(events::attempts + 1),
-                events::last_status.eq(status.map(i32::from)),
-                events::next_attempt_at_ms.eq(next_attempt_at_ms),
-                events::locked_until_ms.eq(None::<i64>),
-            ))
-            .execute(c)
-            .await?;
-            if n > 0 {
-                insert_attempts(c, log.into_iter().collect()).await?;
-            }
-            Ok::<_, TxError>(n)
-        })
-        .await?;
-        if n > 0 {
+        let record = AttemptRecord {
+            id: id.clone(),
+            lease_until_ms,
+            state,
+            status,
+            next_attempt_at_ms,
+            log,
+        };
+        let recorded = self.record_attempts(vec![record]).await?;
+        if <[bool]>::first(&recorded) == Some(&true) {
             return Ok(true);
         }
+        let mut conn = self.conn().await?;
         let found: Option<String> = events::table
             .find(id.as_str())
             .select(events::id)
@@ -155,6 +139,44 @@ impl OutboxStore for Store {
             Some(_) => Ok(false),
             None => Err(StoreError::NotFound),
         }
+    }
+
+    async fn record_attempts(&self, records: Vec<AttemptRecord>) -> StoreResult<Vec<bool>> {
+        if records.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let conn: &mut Conn = &mut conn;
+        // Every outcome of the batch and its log row in one transaction.
+        let recorded = write_tx!(self, conn, async |c: &mut Conn| {
+            let mut recorded = Vec::with_capacity(records.len());
+            let mut logs = Vec::new();
+            for r in &records {
+                let n = diesel::update(
+                    events::table
+                        .filter(events::id.eq(r.id.as_str()))
+                        .filter(events::state.eq(DeliveryState::Pending.as_str()))
+                        .filter(events::locked_until_ms.eq(Some(r.lease_until_ms))),
+                )
+                .set((
+                    events::state.eq(r.state.as_str()),
+                    events::attempts.eq(events::attempts + 1),
+                    events::last_status.eq(r.status.map(i32::from)),
+                    events::next_attempt_at_ms.eq(r.next_attempt_at_ms),
+                    events::locked_until_ms.eq(None::<i64>),
+                ))
+                .execute(c)
+                .await?;
+                if n > 0 {
+                    logs.extend(r.log.as_ref().map(AttemptRow::new));
+                }
+                recorded.push(n > 0);
+            }
+            insert_attempts(c, logs).await?;
+            Ok::<_, TxError>(recorded)
+        })
+        .await?;
+        Ok(recorded)
     }
 
     async fn resend(&self, scope: &Scope, id: &EventId, now_ms: i64) -> StoreResult<Event> {

@@ -1,7 +1,8 @@
 //! The dispatcher half of the webhook service: one step claims the due
 //! deliveries and makes their attempts; each attempt is signed (twice
-//! during a rotation's grace period), recorded with its delivery-log row,
-//! and moves the endpoint's health on.
+//! during a rotation's grace period); the batch's outcomes and their
+//! delivery-log rows are recorded in one transaction; each endpoint's
+//! health moves on once per batch.
 
 use std::collections::HashMap;
 
@@ -11,7 +12,7 @@ use crate::partner::PartnerKind;
 use crate::ports::{Delivery, Minter};
 use crate::scope::Scope;
 use crate::services::ServiceError;
-use crate::store::StoreError;
+use crate::store::{AttemptRecord, StoreError};
 use crate::webhook::attempt::{AttemptOutcome, AttemptReport, DeliveryAttempt};
 use crate::webhook::{EndpointState, WebhookEndpoint};
 
@@ -56,16 +57,37 @@ impl Webhooks {
                 .get(e.event.scope.partner.as_str())
                 .copied()
                 .unwrap_or(PartnerKind::Broker);
-            async move {
-                let report = self.attempt(e, endpoint, kind).await;
-                self.record(e, endpoint, report).await
-            }
+            async move { (e, endpoint, self.attempt(e, endpoint, kind).await) }
         });
-        let n = claimed.len();
-        for outcome in futures_util::future::join_all(attempts).await {
-            outcome?;
+        let done = futures_util::future::join_all(attempts).await;
+        // The whole batch's outcomes and log rows in one transaction: one
+        // commit per batch, not one per attempt.
+        let now_ms = self.clock.now_ms();
+        let mut records = Vec::with_capacity(done.len());
+        let mut results = Vec::with_capacity(done.len());
+        for (event, endpoint, report) in done {
+            results.push((endpoint, report.result));
+            records.extend(self.record_of(event, endpoint, report, now_ms));
         }
-        Ok(n)
+        let recorded = self.outbox.record_attempts(records).await?;
+        // Health once per endpoint: a success in the batch clears its
+        // failing streak; otherwise a failure moves it on.
+        let mut by_endpoint: HashMap<&Scope, (&WebhookEndpoint, AttemptResult)> = HashMap::new();
+        for ((endpoint, result), kept) in results.into_iter().zip(recorded) {
+            let Some(endpoint) = endpoint.filter(|_| kept) else {
+                continue;
+            };
+            let slot = by_endpoint
+                .entry(&endpoint.scope)
+                .or_insert((endpoint, result));
+            if matches!(result, AttemptResult::Delivered { .. }) {
+                slot.1 = result;
+            }
+        }
+        for (endpoint, result) in by_endpoint.into_values() {
+            self.update_health(endpoint, result, now_ms).await?;
+        }
+        Ok(claimed.len())
     }
 
     /// Makes one attempt of `event`: the envelope in the partner's field
@@ -154,10 +176,40 @@ impl Webhooks {
         endpoint: Option<&WebhookEndpoint>,
         report: AttemptReport,
     ) -> Result<(), ServiceError> {
-        let Some(lease) = event.lease_until_ms else {
+        let now_ms = self.clock.now_ms();
+        let result = report.result;
+        let Some(r) = self.record_of(event, endpoint, report, now_ms) else {
             return Ok(());
         };
-        let now_ms = self.clock.now_ms();
+        // `false`: the lease ran out and another claimant took over; its
+        // attempt is the one recorded.
+        let recorded = self
+            .outbox
+            .record_attempt(
+                &r.id,
+                r.lease_until_ms,
+                r.state,
+                r.status,
+                r.next_attempt_at_ms,
+                r.log,
+            )
+            .await?;
+        if let (true, Some(endpoint)) = (recorded, endpoint) {
+            self.update_health(endpoint, result, now_ms).await?;
+        }
+        Ok(())
+    }
+
+    /// What recording an attempt of a claimed `event` writes; `None` for
+    /// an unclaimed one.
+    fn record_of(
+        &self,
+        event: &Event,
+        endpoint: Option<&WebhookEndpoint>,
+        report: AttemptReport,
+        now_ms: i64,
+    ) -> Option<AttemptRecord> {
+        let lease = event.lease_until_ms?;
         let attempt = event.attempts.saturating_add(1);
         let result = report.result;
         let (state, next) = after_attempt(attempt, result, now_ms, self.settings.retry_time_scale);
@@ -186,16 +238,14 @@ impl Webhooks {
             failure_reason: report.failure,
             response_body: report.response_body,
         });
-        // `false`: the lease ran out and another claimant took over; its
-        // attempt is the one recorded.
-        let recorded = self
-            .outbox
-            .record_attempt(&event.event.id, lease, state, status, next, log)
-            .await?;
-        if let (true, Some(endpoint)) = (recorded, endpoint) {
-            self.update_health(endpoint, result, now_ms).await?;
-        }
-        Ok(())
+        Some(AttemptRecord {
+            id: event.event.id.clone(),
+            lease_until_ms: lease,
+            state,
+            status,
+            next_attempt_at_ms: next,
+            log,
+        })
     }
 
     /// Moves the endpoint's health on after an attempt, writing only when

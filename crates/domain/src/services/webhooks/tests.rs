@@ -293,14 +293,22 @@ async fn the_dispatcher_signs_in_the_partners_style_and_schedules_retries() {
         });
         // The third attempt failed: the last retry is due 25 s later.
         p.outbox
-            .expect_record_attempt()
-            .withf(|_, _, state, status, next, _| {
-                *state == DeliveryState::Pending
-                    && status.is_none()
-                    && *next == Some(NOW_MS + 25_000)
+            .expect_record_attempts()
+            .withf(|rs| match rs.as_slice() {
+                [r] => {
+                    let state = &r.state;
+                    let status = &r.status;
+                    let next = &r.next_attempt_at_ms;
+                    {
+                        *state == DeliveryState::Pending
+                            && status.is_none()
+                            && *next == Some(NOW_MS + 25_000)
+                    }
+                }
+                _ => false,
             })
             .times(1)
-            .returning(|_, _, _, _, _, _| Ok(true));
+            .returning(|rs| Ok(vec![true; rs.len()]));
         assert_eq!(p.build().step().await.unwrap(), 1);
         let body = verify(&seen.lock().unwrap()[0]);
         assert_eq!(body["data"][key], 3, "{kind:?}: {body}");
@@ -322,10 +330,17 @@ async fn the_fourth_failure_is_final_and_a_missing_endpoint_is_recorded() {
         .expect_deliver()
         .returning(|_| AttemptReport::answered(500, b"", 5));
     p.outbox
-        .expect_record_attempt()
-        .withf(|_, _, state, _, next, _| *state == DeliveryState::Failed && next.is_none())
+        .expect_record_attempts()
+        .withf(|rs| match rs.as_slice() {
+            [r] => {
+                let state = &r.state;
+                let next = &r.next_attempt_at_ms;
+                *state == DeliveryState::Failed && next.is_none()
+            }
+            _ => false,
+        })
         .times(1)
-        .returning(|_, _, _, _, _, _| Ok(true));
+        .returning(|rs| Ok(vec![true; rs.len()]));
     p.build().step().await.unwrap();
 
     let mut p = Parts::new();
@@ -335,10 +350,17 @@ async fn the_fourth_failure_is_final_and_a_missing_endpoint_is_recorded() {
     p.endpoints.expect_endpoint().returning(|_| Ok(None));
     p.deliverer.expect_deliver().never();
     p.outbox
-        .expect_record_attempt()
-        .withf(|_, _, state, _, _, log| *state == DeliveryState::NoEndpoint && log.is_none())
+        .expect_record_attempts()
+        .withf(|rs| match rs.as_slice() {
+            [r] => {
+                let state = &r.state;
+                let log = &r.log;
+                *state == DeliveryState::NoEndpoint && log.is_none()
+            }
+            _ => false,
+        })
         .times(1)
-        .returning(|_, _, _, _, _, _| Ok(true));
+        .returning(|rs| Ok(vec![true; rs.len()]));
     p.build().step().await.unwrap();
 
     // Nothing due: nothing else is touched.
@@ -363,10 +385,16 @@ async fn a_retry_schedule_follows_the_time_scale() {
         .expect_deliver()
         .returning(|_| AttemptReport::answered(502, b"", 5));
     p.outbox
-        .expect_record_attempt()
-        .withf(|_, _, _, _, next, _| *next == Some(NOW_MS + 500))
+        .expect_record_attempts()
+        .withf(|rs| match rs.as_slice() {
+            [r] => {
+                let next = &r.next_attempt_at_ms;
+                *next == Some(NOW_MS + 500)
+            }
+            _ => false,
+        })
         .times(1)
-        .returning(|_, _, _, _, _, _| Ok(true));
+        .returning(|rs| Ok(vec![true; rs.len()]));
     p.build().step().await.unwrap();
 }
 
@@ -388,20 +416,26 @@ async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
         .expect_deliver()
         .returning(|_| AttemptReport::answered(500, b"down", 42));
     p.outbox
-        .expect_record_attempt()
-        .withf(|_, _, _, _, _, log| {
-            log.as_ref().is_some_and(|l| {
-                l.outcome == AttemptOutcome::Failed
-                    && l.failure_reason == Some(FailureReason::HttpStatus)
-                    && l.status_code == Some(500)
-                    && l.latency_ms == 42
-                    && l.attempt == 1
-                    && l.response_body.as_deref() == Some("down")
-                    && l.id.starts_with("att_")
-            })
+        .expect_record_attempts()
+        .withf(|rs| match rs.as_slice() {
+            [r] => {
+                let log = &r.log;
+                {
+                    log.as_ref().is_some_and(|l| {
+                        l.outcome == AttemptOutcome::Failed
+                            && l.failure_reason == Some(FailureReason::HttpStatus)
+                            && l.status_code == Some(500)
+                            && l.latency_ms == 42
+                            && l.attempt == 1
+                            && l.response_body.as_deref() == Some("down")
+                            && l.id.starts_with("att_")
+                    })
+                }
+            }
+            _ => false,
         })
         .times(1)
-        .returning(|_, _, _, _, _, _| Ok(true));
+        .returning(|rs| Ok(vec![true; rs.len()]));
     p.endpoints
         .expect_set_health()
         .withf(|_, created, state, since| {
@@ -425,12 +459,18 @@ async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
         .expect_deliver()
         .returning(|_| AttemptReport::answered(204, b"", 3));
     p.outbox
-        .expect_record_attempt()
-        .withf(|_, _, _, _, _, log| {
-            log.as_ref()
-                .is_some_and(|l| l.outcome == AttemptOutcome::Succeeded && l.attempt == 2)
+        .expect_record_attempts()
+        .withf(|rs| match rs.as_slice() {
+            [r] => {
+                let log = &r.log;
+                {
+                    log.as_ref()
+                        .is_some_and(|l| l.outcome == AttemptOutcome::Succeeded && l.attempt == 2)
+                }
+            }
+            _ => false,
         })
-        .returning(|_, _, _, _, _, _| Ok(true));
+        .returning(|rs| Ok(vec![true; rs.len()]));
     p.endpoints
         .expect_set_health()
         .withf(|_, _, state, since| *state == EndpointState::Enabled && since.is_none())
@@ -451,15 +491,22 @@ async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
     });
     p.deliverer.expect_deliver().never();
     p.outbox
-        .expect_record_attempt()
-        .withf(|_, _, state, _, _, log| {
-            *state == DeliveryState::NoEndpoint
-                && log
-                    .as_ref()
-                    .is_some_and(|l| l.outcome == AttemptOutcome::Cancelled)
+        .expect_record_attempts()
+        .withf(|rs| match rs.as_slice() {
+            [r] => {
+                let state = &r.state;
+                let log = &r.log;
+                {
+                    *state == DeliveryState::NoEndpoint
+                        && log
+                            .as_ref()
+                            .is_some_and(|l| l.outcome == AttemptOutcome::Cancelled)
+                }
+            }
+            _ => false,
         })
         .times(1)
-        .returning(|_, _, _, _, _, _| Ok(true));
+        .returning(|rs| Ok(vec![true; rs.len()]));
     p.build().step().await.unwrap();
 }
 
