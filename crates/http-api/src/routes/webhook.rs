@@ -128,7 +128,7 @@ pub async fn get_webhook(state: web::Data<AppState>, caller: Caller) -> Result<R
         });
     Reply::ok(&EndpointOut {
         url: endpoint.url,
-        state: endpoint.state.as_str().to_owned(),
+        state: endpoint.state.into(),
         created_at: domain::ports::rfc3339(endpoint.created_at),
         failing_since: endpoint.failing_since_ms.map(rfc3339_ms),
         secret_rotation,
@@ -235,8 +235,8 @@ pub async fn list_deliveries(
                 at: rfc3339_ms(a.at_ms),
                 status_code: a.status_code,
                 latency_ms: a.latency_ms,
-                outcome: a.outcome.as_str().to_owned(),
-                failure_reason: a.failure_reason.map(|r| r.as_str().to_owned()),
+                outcome: a.outcome.into(),
+                failure_reason: a.failure_reason.map(Into::into),
                 response_body: a.response_body,
             })
             .collect(),

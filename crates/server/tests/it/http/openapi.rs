@@ -107,6 +107,12 @@ fn the_document_lists_every_route() {
         ("/v1/plans", &["get"]),
         ("/v1/groups", &["get", "post"]),
         ("/v1/groups/{groupId}", &["get", "patch"]),
+        ("/v1/webhook", &["get", "put", "delete"]),
+        ("/v1/webhook/test", &["post"]),
+        ("/v1/webhook/rotate_secret", &["post"]),
+        ("/v1/webhook/deliveries", &["get"]),
+        ("/v1/webhook/replay", &["post"]),
+        ("/v1/events/{id}/resend", &["post"]),
         ("/healthz", &["get"]),
         ("/readyz", &["get"]),
     ] {
@@ -120,6 +126,27 @@ fn the_document_lists_every_route() {
             "{path}"
         );
     }
+    // The delivery log's closed sets are enums in the document.
+    let attempt = &doc["components"]["schemas"];
+    assert_eq!(
+        attempt["OutcomeOut"]["enum"],
+        serde_json::json!(["succeeded", "failed", "cancelled"])
+    );
+    assert_eq!(
+        attempt["FailureReasonOut"]["enum"],
+        serde_json::json!([
+            "timeout",
+            "connection_refused",
+            "dns_error",
+            "tls_error",
+            "http_status",
+            "blocked_address"
+        ])
+    );
+    assert_eq!(
+        attempt["EndpointStateOut"]["enum"],
+        serde_json::json!(["enabled", "disabled"])
+    );
 }
 
 crate::http_on_both!(the_reference_page_is_html);
