@@ -56,21 +56,22 @@ impl EventType {
         }
     }
 
+    /// Every event type.
+    pub const ALL: [Self; 8] = [
+        Self::Ping,
+        Self::QuoteFinalized,
+        Self::QuoteAccepted,
+        Self::EnrollmentCreated,
+        Self::EnrollmentUpdated,
+        Self::GroupStateChanged,
+        Self::CensusProcessed,
+        Self::DeductionsChanged,
+    ];
+
     /// Parses a wire value.
     #[must_use]
     pub fn parse(text: &str) -> Option<Self> {
-        [
-            Self::Ping,
-            Self::QuoteFinalized,
-            Self::QuoteAccepted,
-            Self::EnrollmentCreated,
-            Self::EnrollmentUpdated,
-            Self::GroupStateChanged,
-            Self::CensusProcessed,
-            Self::DeductionsChanged,
-        ]
-        .into_iter()
-        .find(|t| t.as_str() == text)
+        Self::ALL.into_iter().find(|t| t.as_str() == text)
     }
 }
 
@@ -216,6 +217,18 @@ pub enum AttemptResult {
     },
     /// No endpoint is registered for the event's mode.
     NoEndpoint,
+}
+
+impl AttemptResult {
+    /// The endpoint's status, when it answered.
+    #[must_use]
+    pub const fn status(self) -> Option<u16> {
+        match self {
+            Self::Delivered { status } => Some(status),
+            Self::Failed { status } => status,
+            Self::NoEndpoint => None,
+        }
+    }
 }
 
 /// The state after attempt number `attempt` (1-based) ended with `result`

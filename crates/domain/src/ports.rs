@@ -39,6 +39,16 @@ pub fn rfc3339(unix_secs: i64) -> String {
         .unwrap_or_default()
 }
 
+/// Unix milliseconds as RFC 3339 UTC with millisecond precision
+/// (`2026-11-21T13:14:01.204Z`), for times finer than a second.
+#[must_use]
+pub fn rfc3339_ms(unix_ms: i64) -> String {
+    let secs = rfc3339(unix_ms.div_euclid(1000));
+    let frac = unix_ms.rem_euclid(1000);
+    secs.strip_suffix('Z')
+        .map_or_else(|| secs.clone(), |s| format!("{s}.{frac:03}Z"))
+}
+
 /// Why a sealed secret cannot be opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("sealed secret cannot be opened with the configured key")]

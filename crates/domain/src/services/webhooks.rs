@@ -129,7 +129,7 @@ impl WebhookSettings {
         let hours = if self.disable_after_hours.is_finite() && self.disable_after_hours >= 0.0 {
             self.disable_after_hours
         } else {
-            120.0
+            Self::default().disable_after_hours
         };
         let ms = std::time::Duration::from_secs(3600)
             .mul_f64(hours)
@@ -346,15 +346,20 @@ impl Webhooks {
             .await?)
     }
 
-    /// The scope's endpoint (`GET /webhook`).
+    /// The scope's endpoint (`GET /webhook`), with its previous secret
+    /// only while that still signs.
     ///
     /// # Errors
     /// [`ServiceError::NotFound`] without a registered endpoint.
     pub async fn endpoint(&self, scope: &Scope) -> Result<WebhookEndpoint, ServiceError> {
-        self.endpoints
+        let mut endpoint = self
+            .endpoints
             .endpoint(scope)
             .await?
-            .ok_or(ServiceError::NotFound)
+            .ok_or(ServiceError::NotFound)?;
+        let now = self.clock.now_ms().div_euclid(1000);
+        endpoint.previous_secret = endpoint.previous_at(now).cloned();
+        Ok(endpoint)
     }
 
     /// Deletes the scope's endpoint (`DELETE /webhook`); its pending
@@ -425,11 +430,8 @@ impl Webhooks {
         let report = self.attempt(&claimed, Some(&endpoint), kind).await;
         let result = report.result;
         self.record(&claimed, Some(&endpoint), report).await?;
-        let (delivered, status_code) = match result {
-            AttemptResult::Delivered { status } => (true, Some(status)),
-            AttemptResult::Failed { status } => (false, status),
-            AttemptResult::NoEndpoint => (false, None),
-        };
+        let delivered = matches!(result, AttemptResult::Delivered { .. });
+        let status_code = result.status();
         Ok(TestDelivery {
             id: claimed.event.id,
             delivered,

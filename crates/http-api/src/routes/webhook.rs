@@ -5,6 +5,7 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, delete, get, post, put, web};
 use domain::ids::EventId;
+use domain::ports::{rfc3339, rfc3339_ms};
 use domain::webhook::attempt::{AttemptFilter, AttemptOutcome};
 
 use crate::auth::Caller;
@@ -93,14 +94,6 @@ pub async fn test_webhook(state: web::Data<AppState>, caller: Caller) -> Result<
 /// The not-found of the webhook operations.
 const NO_ENDPOINT: &str = "no webhook endpoint is registered in this mode";
 
-/// RFC 3339 with milliseconds, UTC.
-fn rfc3339_ms(ms: i64) -> String {
-    let secs = domain::ports::rfc3339(ms.div_euclid(1000));
-    let frac = ms.rem_euclid(1000);
-    secs.strip_suffix('Z')
-        .map_or_else(|| secs.clone(), |s| format!("{s}.{frac:03}Z"))
-}
-
 /// Read the registered endpoint of the key's mode: its URL, state and
 /// health, never its secret.
 #[utoipa::path(
@@ -122,14 +115,15 @@ pub async fn get_webhook(state: web::Data<AppState>, caller: Caller) -> Result<R
         .await
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     let secret_rotation = endpoint
-        .previous_at(state.clock.now_ms().div_euclid(1000))
+        .previous_secret
+        .as_ref()
         .map(|p| SecretRotationOut {
-            previous_secret_expires_at: domain::ports::rfc3339(p.expires_at),
+            previous_secret_expires_at: rfc3339(p.expires_at),
         });
     Reply::ok(&EndpointOut {
         url: endpoint.url,
         state: endpoint.state.into(),
-        created_at: domain::ports::rfc3339(endpoint.created_at),
+        created_at: rfc3339(endpoint.created_at),
         failing_since: endpoint.failing_since_ms.map(rfc3339_ms),
         secret_rotation,
     })
@@ -284,7 +278,7 @@ pub async fn rotate_secret(
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     Ok(Reply::ok(&RotateOut {
         secret: rotated.secret,
-        previous_secret_expires_at: rotated.previous_expires_at.map(domain::ports::rfc3339),
+        previous_secret_expires_at: rotated.previous_expires_at.map(rfc3339),
     })?
     .with_header(header::CACHE_CONTROL, "no-store"))
 }

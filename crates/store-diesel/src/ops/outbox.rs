@@ -16,7 +16,6 @@ use domain::store::Conflict;
 use domain::webhook::attempt::DeliveryAttempt;
 
 use super::locks::claim_event_ids;
-use super::shared::CHUNK;
 use super::webhooks::{AttemptRow, insert_attempts};
 use super::shared::insert_events;
 use super::{Conn, Store};
@@ -203,6 +202,7 @@ impl OutboxStore for Store {
                 .set(rescheduled(now_ms))
                 .execute(c)
                 .await?;
+            // The row as the update left it.
             let row: EventRow = events::table
                 .filter(events::id.eq(id.as_str()))
                 .select(EventRow::as_select())
@@ -222,29 +222,32 @@ impl OutboxStore for Store {
         types: Vec<EventType>,
         now_ms: i64,
     ) -> StoreResult<u64> {
-        let types: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+        // All types but `ping` when none is named.
+        let named = if types.is_empty() {
+            EventType::ALL.to_vec()
+        } else {
+            types
+        };
+        let types: Vec<&str> = named
+            .iter()
+            .filter(|t| **t != EventType::Ping)
+            .map(|t| t.as_str())
+            .collect();
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let n = write_tx!(self, conn, async |c: &mut Conn| {
-            let mut target = events::table
-                .filter(events::partner_id.eq(scope.partner.as_str()))
-                .filter(events::mode.eq(scope.mode.as_str()))
-                .filter(events::created_at.ge(since))
-                .filter(events::created_at.lt(until))
-                .filter(events::event_type.ne(EventType::Ping.as_str()))
-                .filter(events::state.ne(DeliveryState::Pending.as_str()))
-                .into_boxed();
-            if !types.is_empty() {
-                target = target.filter(events::event_type.eq_any(&types));
-            }
-            let ids: Vec<String> = target.select(events::id).load(c).await?;
-            let mut n = 0;
-            for chunk in ids.chunks(CHUNK) {
-                n += diesel::update(events::table.filter(events::id.eq_any(chunk)))
-                    .set(rescheduled(now_ms))
-                    .execute(c)
-                    .await?;
-            }
+            let n = diesel::update(
+                events::table
+                    .filter(events::partner_id.eq(scope.partner.as_str()))
+                    .filter(events::mode.eq(scope.mode.as_str()))
+                    .filter(events::created_at.ge(since))
+                    .filter(events::created_at.lt(until))
+                    .filter(events::event_type.eq_any(&types))
+                    .filter(events::state.ne(DeliveryState::Pending.as_str())),
+            )
+            .set(rescheduled(now_ms))
+            .execute(c)
+            .await?;
             Ok::<_, TxError>(n)
         })
         .await?;

@@ -213,11 +213,7 @@ impl Webhooks {
         let attempt = event.attempts.saturating_add(1);
         let result = report.result;
         let (state, next) = after_attempt(attempt, result, now_ms, self.settings.retry_time_scale);
-        let status = match result {
-            AttemptResult::Delivered { status } => Some(status),
-            AttemptResult::Failed { status } => status,
-            AttemptResult::NoEndpoint => None,
-        };
+        let status = result.status();
         let outcome = match result {
             AttemptResult::Delivered { .. } => Some(AttemptOutcome::Succeeded),
             AttemptResult::Failed { .. } => Some(AttemptOutcome::Failed),
