@@ -123,6 +123,10 @@ id_type!(
     EmbedSessionId, "emb_", "embed session"
 );
 id_type!(
+    /// A partner portal user (`usr_`).
+    UserId, "usr_", "user"
+);
+id_type!(
     /// A request (`req_`), echoed in the `Request-Id` header.
     RequestId, "req_", "request"
 );

@@ -31,6 +31,7 @@ pub mod mode;
 pub mod onboarding;
 pub mod page;
 pub mod partner;
+pub mod partner_user;
 pub mod plans;
 pub mod portal;
 pub mod ports;

@@ -22,4 +22,14 @@ impl Mode {
             Self::Live => "live",
         }
     }
+
+    /// Parses a wire value.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "test" => Some(Self::Test),
+            "live" => Some(Self::Live),
+            _ => None,
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! Partners: brokers and HR platform partners, their benefits-administration
 //! role, live-mode enablement and capabilities (contract section 2).
 
+pub mod readiness;
+
 use serde::{Deserialize, Serialize};
 
 use crate::ids::PartnerId;
@@ -47,6 +49,10 @@ pub struct Partner {
     pub benefits_admin: BenefitsAdmin,
     /// Whether the agreements are executed and live mode is enabled.
     pub live_enabled: bool,
+    /// Whether the commercial and operational agreements are completed
+    /// (go-live step (c), `partner agreements --commercial done`).
+    #[serde(default)]
+    pub commercial_done: bool,
     /// Capabilities.
     pub capabilities: Vec<Capability>,
     /// The origins whose pages may frame the offer iframe
@@ -86,6 +92,7 @@ impl Partner {
             kind,
             benefits_admin: benefits_admin.unwrap_or(default_admin),
             live_enabled: false,
+            commercial_done: false,
             capabilities,
             embed_origins: Vec::new(),
         }

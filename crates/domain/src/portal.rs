@@ -207,17 +207,27 @@ pub enum LinkState {
     Unknown,
 }
 
+impl LinkState {
+    /// The state at `now` of a link that expires at `expires_at`, was used
+    /// at `used_at` and is or is not its account's newest: the one rule of
+    /// both portals' links.
+    #[must_use]
+    pub const fn at(now: i64, expires_at: i64, used_at: Option<i64>, newest: bool) -> Self {
+        if used_at.is_some() || !newest {
+            Self::Used
+        } else if now >= expires_at {
+            Self::Expired
+        } else {
+            Self::Usable
+        }
+    }
+}
+
 impl StoredLink {
     /// The link's state at `now`.
     #[must_use]
-    pub fn state(&self, now: i64) -> LinkState {
-        if self.used_at.is_some() || !self.newest {
-            LinkState::Used
-        } else if now >= self.expires_at {
-            LinkState::Expired
-        } else {
-            LinkState::Usable
-        }
+    pub const fn state(&self, now: i64) -> LinkState {
+        LinkState::at(now, self.expires_at, self.used_at, self.newest)
     }
 }
 
@@ -249,13 +259,21 @@ pub struct StoredSession {
     pub seen_at: i64,
 }
 
+/// Whether a session started at `created_at` and last seen at `seen_at`
+/// still works at `now` (30 minutes idle, 12 hours in all): the one rule
+/// of both portals' sessions.
+#[must_use]
+pub const fn session_live(created_at: i64, seen_at: i64, now: i64) -> bool {
+    now.saturating_sub(seen_at) < SESSION_IDLE_SECS
+        && now.saturating_sub(created_at) < SESSION_MAX_SECS
+}
+
 impl StoredSession {
     /// Whether the session still works at `now` (30 minutes idle, 12 hours
     /// in all).
     #[must_use]
-    pub fn live(&self, now: i64) -> bool {
-        now.saturating_sub(self.seen_at) < SESSION_IDLE_SECS
-            && now.saturating_sub(self.created_at) < SESSION_MAX_SECS
+    pub const fn live(&self, now: i64) -> bool {
+        session_live(self.created_at, self.seen_at, now)
     }
 }
 

@@ -8,7 +8,7 @@
 use crate::api_key::ApiKey;
 use crate::ids::{
     EmbedSessionId, EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, ProcessId,
-    QuoteId, RequestId,
+    QuoteId, RequestId, UserId,
 };
 use crate::mode::Mode;
 
@@ -171,6 +171,18 @@ impl<'a> Minter<'a> {
     #[must_use]
     pub fn key_id(&self) -> KeyId {
         KeyId::from_bytes(self.bytes())
+    }
+
+    /// A new partner portal user id.
+    #[must_use]
+    pub fn user_id(&self) -> UserId {
+        UserId::from_bytes(self.bytes())
+    }
+
+    /// `N` random bytes (TOTP secrets, recovery codes).
+    #[must_use]
+    pub fn random<const N: usize>(&self) -> [u8; N] {
+        self.bytes()
     }
 
     /// A new job id.

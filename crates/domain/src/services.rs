@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod mailbox;
 pub mod members;
 pub mod onboarding;
+pub mod partner_portal;
 pub mod partners;
 pub mod portal;
 pub mod price_on_plan;

@@ -20,6 +20,7 @@ mod idempotency;
 mod jobs;
 mod onboarding;
 mod outbox;
+mod partner_users;
 mod partners;
 mod portal;
 pub mod process;
@@ -36,6 +37,7 @@ pub use idempotency::IdempotencyStore;
 pub use jobs::JobStore;
 pub use onboarding::{OnboardingStore, OnboardingWrite};
 pub use outbox::{AttemptRecord, OutboxStore};
+pub use partner_users::PartnerUserStore;
 pub use partners::PartnerStore;
 pub use portal::PortalStore;
 pub use quotes::{Lead, QuoteStore};
@@ -118,6 +120,9 @@ pub enum Conflict {
     /// The event's delivery is still pending.
     #[error("this event's delivery is still pending; it is retried on its own")]
     DeliveryPending,
+    /// The partner already has a portal user with this address.
+    #[error("the partner already has a user with this email")]
+    UserTaken,
     /// A generated id collided (retry with a fresh one).
     #[error("id collision")]
     IdTaken,

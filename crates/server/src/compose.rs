@@ -19,6 +19,7 @@ use domain::services::jobs::Worker;
 use domain::services::mailbox::{EmailHandler, Mailbox};
 use domain::services::members::Members;
 use domain::services::onboarding::{Onboarding, OnboardingPorts, VerificationHandler};
+use domain::services::partner_portal::{Console, ConsolePorts, PartnerPortal, PartnerPortalPorts};
 use domain::services::partners::Partners;
 use domain::services::portal::{Portal, PortalLinks, PortalPorts};
 use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
@@ -350,6 +351,37 @@ impl Services {
             hasher: Arc::clone(&self.shared.hasher),
             links: self.portal_links(),
             failed_auth,
+        })
+    }
+
+    /// The partner portal's users, sessions and audit log; failed
+    /// sign-ins count against `failed_auth` per source address.
+    #[must_use]
+    pub fn partner_portal(&self, failed_auth: domain::rate_limit::Policy) -> PartnerPortal {
+        let (s, p) = (&self.stores, &self.ports);
+        PartnerPortal::new(PartnerPortalPorts {
+            store: Arc::clone(&s.partner_users),
+            rate_limits: Arc::clone(&s.rate_limits),
+            clock: Arc::clone(&p.clock),
+            entropy: Arc::clone(&p.entropy),
+            hasher: Arc::clone(&self.shared.hasher),
+            sealer: Arc::clone(&p.sealer),
+            failed_auth,
+            base_url: self.shared.public_base_url.as_str().into(),
+        })
+    }
+
+    /// The partner portal's actions over the services the API uses.
+    #[must_use]
+    pub fn console(&self, failed_auth: domain::rate_limit::Policy) -> Console {
+        Console::new(ConsolePorts {
+            users: self.partner_portal(failed_auth),
+            partners: self.partners(),
+            partner_store: Arc::clone(&self.stores.partners),
+            webhooks: self.webhooks(),
+            events: self.events(),
+            groups: self.groups(),
+            clock: Arc::clone(&self.ports.clock),
         })
     }
 

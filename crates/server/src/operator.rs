@@ -16,7 +16,6 @@
 mod args;
 mod claims;
 mod commands;
-mod readiness;
 mod render;
 
 use domain::error::Code;
@@ -29,10 +28,10 @@ use crate::config::Settings;
 use crate::migrate;
 pub use crate::operator::args::{
     AdminArg, CompanyCommand, CreatePartner, GroupCommand, KeyCommand, KindArg, ModeArg,
-    PartnerCommand, QuoteCommand,
+    PartnerCommand, QuoteCommand, RoleArg, UserCommand,
 };
-use crate::operator::readiness::Readiness;
 use crate::system::{self, Ports};
+use domain::partner::readiness::Readiness;
 
 /// Why an operator command failed: a stable machine-readable code (the
 /// API's vocabulary where one applies) and a one-line message.
@@ -114,7 +113,10 @@ fn refused(e: OpError, what: impl Fn() -> String) -> OpError {
 /// [`OpError`] for a refused command; other errors for configuration,
 /// migration or database failures.
 pub fn partner(settings: &Settings, cmd: &PartnerCommand, json: bool) -> anyhow::Result<()> {
-    let out = with_services(settings, Shared::builtin()?, async |svc| {
+    // `partner user add` prints a link under `public_base_url`.
+    let mut shared = Shared::builtin()?;
+    shared.public_base_url.clone_from(&settings.public_base_url);
+    let out = with_services(settings, shared, async |svc| {
         commands::partner(svc, cmd).await
     })?;
     out.print(json);

@@ -89,6 +89,10 @@ macro_rules! backend_ops {
         mod onboarding;
         #[path = "ops/outbox.rs"]
         mod outbox;
+        #[path = "ops/partner_user_rows.rs"]
+        mod partner_user_rows;
+        #[path = "ops/partner_users.rs"]
+        mod partner_users;
         #[path = "ops/partners.rs"]
         mod partners;
         #[path = "ops/portal.rs"]
@@ -124,8 +128,8 @@ use domain::ids::ProcessId;
 use domain::store::process::ProcessStore;
 use domain::store::{
     CensusStore, ClaimsStore, EmbedStore, GroupStore, Health, IdempotencyStore, JobStore,
-    OnboardingStore, OutboxStore, PartnerStore, PortalStore, QuoteStore, RateLimitStore,
-    StoreError, StoreResult, WebhookStore,
+    OnboardingStore, OutboxStore, PartnerStore, PartnerUserStore, PortalStore, QuoteStore,
+    RateLimitStore, StoreError, StoreResult, WebhookStore,
 };
 
 pub use pg::PgStore;
@@ -314,6 +318,8 @@ pub struct Stores {
     pub onboarding: Arc<dyn OnboardingStore>,
     /// Employer-portal accounts, links and sessions.
     pub portal: Arc<dyn PortalStore>,
+    /// Partner-portal users, sessions and the audit log.
+    pub partner_users: Arc<dyn PartnerUserStore>,
     /// Embed sessions (the offer iframe).
     pub embed: Arc<dyn EmbedStore>,
     /// The event outbox.
@@ -342,6 +348,7 @@ impl Stores {
             + QuoteStore
             + OnboardingStore
             + PortalStore
+            + PartnerUserStore
             + EmbedStore
             + OutboxStore
             + JobStore
@@ -360,6 +367,7 @@ impl Stores {
             quotes: s.clone(),
             onboarding: s.clone(),
             portal: s.clone(),
+            partner_users: s.clone(),
             embed: s.clone(),
             outbox: s.clone(),
             jobs: s.clone(),

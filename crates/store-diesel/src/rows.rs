@@ -86,6 +86,7 @@ pub(crate) struct PartnerRow {
     pub live_changed_at: Option<i64>,
     pub created_at: i64,
     pub embed_origins: String,
+    pub commercial_done_at: Option<i64>,
 }
 
 impl PartnerRow {
@@ -101,6 +102,7 @@ impl PartnerRow {
             live_changed_at: None,
             created_at: now,
             embed_origins: to_json(&p.embed_origins).unwrap_or_default(),
+            commercial_done_at: None,
         }
     }
 
@@ -117,6 +119,7 @@ impl PartnerRow {
             kind: json_enum::<PartnerKind>("partner kind", &self.kind)?,
             benefits_admin: json_enum::<BenefitsAdmin>("benefits admin", &self.benefits_admin)?,
             live_enabled: self.live_enabled,
+            commercial_done: self.commercial_done_at.is_some(),
             capabilities,
             embed_origins: json_doc("embed origins", Some(&self.embed_origins))?
                 .unwrap_or_default(),

@@ -12,6 +12,7 @@ diesel::table! {
         live_changed_at -> Nullable<BigInt>,
         created_at -> BigInt,
         embed_origins -> Text,
+        commercial_done_at -> Nullable<BigInt>,
     }
 }
 
@@ -274,6 +275,7 @@ diesel::table! {
 }
 
 diesel::joinable!(portal_links -> portal_accounts (enrollment_id));
+diesel::joinable!(partner_user_links -> partner_users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     partners,
@@ -295,4 +297,67 @@ diesel::allow_tables_to_appear_in_same_query!(
     portal_links,
     portal_sessions,
     embed_sessions,
+    partner_users,
+    partner_user_links,
+    partner_recovery_codes,
+    partner_sessions,
+    partner_audit,
 );
+
+diesel::table! {
+    partner_users (id) {
+        id -> Text,
+        partner_id -> Text,
+        email -> Text,
+        role -> Text,
+        password_hash -> Nullable<Text>,
+        failures -> Text,
+        locked_until -> Nullable<BigInt>,
+        totp_sealed -> Nullable<Text>,
+        totp_last_step -> Nullable<BigInt>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    partner_user_links (token_hash) {
+        token_hash -> Text,
+        user_id -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+        superseded_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    partner_recovery_codes (user_id, code_hash) {
+        user_id -> Text,
+        code_hash -> Text,
+        used_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    partner_sessions (id_hash) {
+        id_hash -> Text,
+        user_id -> Nullable<Text>,
+        second_factor_pending -> Bool,
+        csrf -> Text,
+        mode -> Text,
+        created_at -> BigInt,
+        seen_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    partner_audit (id) {
+        id -> Text,
+        partner_id -> Text,
+        created_at -> BigInt,
+        user_email -> Text,
+        ip -> Nullable<Text>,
+        action -> Text,
+        target -> Text,
+    }
+}

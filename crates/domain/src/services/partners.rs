@@ -143,6 +143,16 @@ impl Partners {
         Ok(self.store.set_live_enabled(id, enabled, now).await?)
     }
 
+    /// Records whether the commercial and operational agreements are
+    /// completed (`partner agreements --commercial done|pending`).
+    ///
+    /// # Errors
+    /// [`ServiceError::NotFound`] for an unknown partner.
+    pub async fn set_commercial(&self, id: &PartnerId, done: bool) -> Result<(), ServiceError> {
+        let now = now_secs(self.clock.as_ref());
+        Ok(self.store.set_commercial_done(id, done, now).await?)
+    }
+
     /// Replaces the partner's embed origins (`partner embed-origins`):
     /// each an `https://host[:port]` (or `http://`) origin; none clears
     /// them. The origins stored, normalized and without repeats.

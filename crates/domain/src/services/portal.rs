@@ -334,23 +334,13 @@ impl Portal {
         source: Option<&str>,
         now: i64,
     ) -> Result<PortalRefusal, ServiceError> {
-        let Some(source) = source else {
-            return Ok(PortalRefusal::SignInFailed);
-        };
-        let policy = &self.ports.failed_auth;
-        let count = self
-            .ports
-            .rate_limits
-            .hit(policy, &policy.bucket(source), now)
-            .await?;
-        let decision = policy.decide(count, now);
-        Ok(if decision.allowed {
-            PortalRefusal::SignInFailed
-        } else {
-            PortalRefusal::TooManyAttempts {
-                retry_after_secs: u32::try_from(decision.reset_secs).unwrap_or(u32::MAX),
-            }
-        })
+        count_failed_auth(
+            self.ports.rate_limits.as_ref(),
+            &self.ports.failed_auth,
+            source,
+            now,
+        )
+        .await
     }
 
     /// Ends the session of the cookie.
@@ -438,6 +428,29 @@ impl Portal {
             )
             .await
     }
+}
+
+/// Counts a failed sign-in against the source address's failed-auth
+/// limit: [`PortalRefusal::SignInFailed`] while under it,
+/// [`PortalRefusal::TooManyAttempts`] over it. Both portals count here.
+pub(crate) async fn count_failed_auth(
+    rate_limits: &dyn RateLimitStore,
+    policy: &Policy,
+    source: Option<&str>,
+    now: i64,
+) -> Result<PortalRefusal, ServiceError> {
+    let Some(source) = source else {
+        return Ok(PortalRefusal::SignInFailed);
+    };
+    let count = rate_limits.hit(policy, &policy.bucket(source), now).await?;
+    let decision = policy.decide(count, now);
+    Ok(if decision.allowed {
+        PortalRefusal::SignInFailed
+    } else {
+        PortalRefusal::TooManyAttempts {
+            retry_after_secs: u32::try_from(decision.reset_secs).unwrap_or(u32::MAX),
+        }
+    })
 }
 
 #[cfg(test)]

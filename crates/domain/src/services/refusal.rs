@@ -182,6 +182,17 @@ pub enum PortalRefusal {
     /// (`conflict`).
     #[error("the enrollment names no signatory")]
     NoSignatory,
+    /// A wrong, reused or expired two-factor or recovery code
+    /// (`unauthorized`).
+    #[error("the code is not correct")]
+    CodeRefused,
+    /// A partner portal viewer tried to act (`forbidden`).
+    #[error("only an admin can do this")]
+    AdminOnly,
+    /// An admin without an enrolled authenticator tried a sensitive act
+    /// (`forbidden`).
+    #[error("set up two-factor authentication first")]
+    TwoFactorRequired,
 }
 
 impl PortalRefusal {
@@ -191,8 +202,9 @@ impl PortalRefusal {
         match self {
             Self::LinkUsed | Self::LinkExpired | Self::NoSignatory => Code::Conflict,
             Self::LinkUnknown => Code::NotFound,
-            Self::SignInFailed => Code::Unauthorized,
+            Self::SignInFailed | Self::CodeRefused => Code::Unauthorized,
             Self::TooManyAttempts { .. } => Code::RateLimited,
+            Self::AdminOnly | Self::TwoFactorRequired => Code::Forbidden,
         }
     }
 }
@@ -300,6 +312,12 @@ pub enum PartnerRefusal {
     /// (`conflict`).
     #[error(transparent)]
     Unsealable(Unseal),
+    /// A live key before live mode is enabled (`live_mode_disabled`).
+    #[error("live mode is not enabled for this partner yet")]
+    LiveModeDisabled,
+    /// The partner has no active sandbox key (`not_found`).
+    #[error("there is no active sandbox key")]
+    NoSandboxKey,
 }
 
 impl PartnerRefusal {
@@ -310,6 +328,8 @@ impl PartnerRefusal {
             Self::LiveKeyNotShown | Self::Revoked | Self::NotKept | Self::Unsealable(_) => {
                 Code::Conflict
             }
+            Self::LiveModeDisabled => Code::LiveModeDisabled,
+            Self::NoSandboxKey => Code::NotFound,
         }
     }
 }

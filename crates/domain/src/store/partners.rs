@@ -37,6 +37,13 @@ pub trait PartnerStore: Send + Sync {
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown partner.
     async fn set_live_enabled(&self, id: &PartnerId, enabled: bool, now: i64) -> StoreResult<()>;
 
+    /// Records whether the commercial and operational agreements are
+    /// completed (go-live step (c)).
+    ///
+    /// # Errors
+    /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown partner.
+    async fn set_commercial_done(&self, id: &PartnerId, done: bool, now: i64) -> StoreResult<()>;
+
     /// Replaces the partner's embed origins (the pages that may frame
     /// the offer iframe).
     ///

@@ -49,6 +49,20 @@ pub enum PartnerCommand {
         #[arg(value_name = "PRT_ID")]
         id: String,
     },
+    /// Partner portal users: `add` prints a single-use set-password link
+    /// (7 days) under `public_base_url`.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Record the commercial and operational agreements (go-live step
+    /// (c) of the partner portal's checklist).
+    Agreements {
+        /// The partner (`prt_…`).
+        #[arg(value_name = "PRT_ID")]
+        id: String,
+        /// `done` once they are completed, `pending` to take it back.
+        #[arg(long, value_enum)]
+        commercial: AgreementArg,
+    },
     /// Go-live readiness: what test mode has seen of the core flow (a
     /// group, a census, a quote, an enrollment, a webhook endpoint that
     /// answered a signed ping) and whether the agreements are recorded.
@@ -57,6 +71,56 @@ pub enum PartnerCommand {
         #[arg(value_name = "PRT_ID")]
         id: String,
     },
+}
+
+/// `partner user …`: partner portal users.
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Add a user and print its set-password link (single use, 7 days).
+    Add {
+        /// The partner (`prt_…`).
+        #[arg(long, value_name = "PRT_ID")]
+        partner: String,
+        /// The user's email address.
+        #[arg(long, value_name = "EMAIL")]
+        email: String,
+        /// `admin` acts; `viewer` reads everything except secrets.
+        #[arg(long, value_enum)]
+        role: RoleArg,
+    },
+    /// List a partner's users, oldest first.
+    List {
+        /// The partner (`prt_…`).
+        #[arg(long, value_name = "PRT_ID")]
+        partner: String,
+    },
+    /// Remove a user (its sessions end at once).
+    Remove {
+        /// The partner (`prt_…`).
+        #[arg(long, value_name = "PRT_ID")]
+        partner: String,
+        /// The user: its `usr_` id or its email address.
+        #[arg(value_name = "USER")]
+        user: String,
+    },
+}
+
+/// A partner portal role.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RoleArg {
+    /// Reads and acts.
+    Admin,
+    /// Reads everything except secrets.
+    Viewer,
+}
+
+/// The state of the commercial and operational agreements.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AgreementArg {
+    /// Completed.
+    Done,
+    /// Not completed.
+    Pending,
 }
 
 /// `quote …`: underwriting.

@@ -4,6 +4,7 @@
 use domain::error::Code;
 use domain::mode::Mode;
 use domain::partner::{BenefitsAdmin, PartnerKind};
+use domain::partner_user::Role;
 use domain::services::ServiceError;
 use domain::services::onboarding::Review;
 use domain::services::partners::Partners;
@@ -11,8 +12,8 @@ use domain::store::Conflict;
 
 use crate::compose::Services;
 use crate::operator::args::{
-    AdminArg, CompanyCommand, GroupCommand, KeyCommand, KindArg, ModeArg, PartnerCommand,
-    QuoteCommand,
+    AdminArg, AgreementArg, CompanyCommand, GroupCommand, KeyCommand, KindArg, ModeArg,
+    PartnerCommand, QuoteCommand, RoleArg, UserCommand,
 };
 use crate::operator::render::{self, Output};
 use crate::operator::{
@@ -79,6 +80,19 @@ pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Outp
                 .map_err(|e| service_error(e, &no_partner(&id)))?;
             Ok(render::embed_origins(&partner))
         }
+        PartnerCommand::User(cmd) => user(ctx, cmd).await,
+        PartnerCommand::Agreements { id, commercial } => {
+            let id = partner_id(id)?;
+            let done = matches!(commercial, AgreementArg::Done);
+            svc.set_commercial(&id, done)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let partner = svc
+                .partner(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            Ok(render::agreements(&partner))
+        }
         PartnerCommand::Readiness { id } => {
             let id = partner_id(id)?;
             Ok(render::readiness(&readiness(ctx, &id).await?))
@@ -97,6 +111,50 @@ pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Outp
                 .await
                 .map_err(|e| service_error(e, &no_partner(&id)))?;
             Ok(render::partner(&partner))
+        }
+    }
+}
+
+async fn user(ctx: &Services, cmd: &UserCommand) -> Result<Output, OpError> {
+    // No one signs in here: the failed-auth limit plays no part.
+    let users = ctx.partner_portal(domain::rate_limit::Policy::failed_auth(10));
+    match cmd {
+        UserCommand::Add {
+            partner,
+            email,
+            role,
+        } => {
+            let id = partner_id(partner)?;
+            let role = match role {
+                RoleArg::Admin => Role::Admin,
+                RoleArg::Viewer => Role::Viewer,
+            };
+            let added = users
+                .add_user(&id, email, role, None)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            Ok(render::user_added(&added))
+        }
+        UserCommand::List { partner } => {
+            let id = partner_id(partner)?;
+            ctx.partners()
+                .partner(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let list = users
+                .users(&id)
+                .await
+                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            Ok(render::user_list(&list))
+        }
+        UserCommand::Remove { partner, user } => {
+            let id = partner_id(partner)?;
+            let missing = || format!("no such user {user} of partner {id}");
+            let removed = users
+                .remove_user(&id, user, None)
+                .await
+                .map_err(|e| service_error(e, &missing))?;
+            Ok(render::user_removed(&removed))
         }
     }
 }

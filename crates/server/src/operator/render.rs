@@ -10,11 +10,13 @@ use domain::api_key::{ApiKey, KeyRecord};
 use domain::group::Group;
 use domain::ids::{GroupId, KeyId};
 use domain::partner::Partner;
+use domain::partner_user::PartnerUser;
 use domain::quote::Quote;
+use domain::services::partner_portal::AddedUser;
 use domain::services::partners::MintedKey;
 use http_api::wire::timestamp;
 
-use crate::operator::readiness::Readiness;
+use domain::partner::readiness::Readiness;
 
 /// One command's answer.
 #[derive(Debug)]
@@ -362,5 +364,87 @@ pub(crate) fn shown(id: &KeyId, key: &ApiKey) -> Output {
     Output {
         human: key.expose().to_owned(),
         json: json!({ "id": id.as_str(), "mode": key.mode().as_str(), "key": key.expose() }),
+    }
+}
+
+/// `partner agreements`: the partner's step (c).
+pub(crate) fn agreements(p: &Partner) -> Output {
+    let state = if p.commercial_done {
+        "completed"
+    } else {
+        "pending"
+    };
+    Output {
+        human: format!(
+            "commercial and operational agreements of {} ({}): {state}",
+            p.id, p.name
+        ),
+        json: partner_json(p),
+    }
+}
+
+fn user_json(u: &PartnerUser) -> Value {
+    json!({
+        "id": u.id,
+        "partner_id": u.partner,
+        "email": u.email,
+        "role": u.role.as_str(),
+        "password_set": u.password_hash.is_some(),
+        "two_factor": u.two_factor(),
+        "created_at": timestamp(u.created_at),
+    })
+}
+
+/// `partner user add`: the set-password link alone on the first line.
+pub(crate) fn user_added(a: &AddedUser) -> Output {
+    let mut json = user_json(&a.user);
+    if let Value::Object(map) = &mut json {
+        map.insert("set_password_url".to_owned(), json!(a.set_password_url));
+        map.insert("expires_at".to_owned(), json!(timestamp(a.expires_at)));
+    }
+    Output {
+        human: format!(
+            "{}\n{} {} ({}); single-use link, expires {}",
+            a.set_password_url,
+            a.user.id,
+            a.user.email,
+            a.user.role.as_str(),
+            timestamp(a.expires_at)
+        ),
+        json,
+    }
+}
+
+/// `partner user list`: one line per user.
+pub(crate) fn user_list(users: &[PartnerUser]) -> Output {
+    let human = users
+        .iter()
+        .map(|u| {
+            format!(
+                "{}  {:<6}  {}  password {}  two-factor {}",
+                u.id,
+                u.role.as_str(),
+                u.email,
+                if u.password_hash.is_some() {
+                    "set"
+                } else {
+                    "not set"
+                },
+                if u.two_factor() { "on" } else { "off" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Output {
+        human,
+        json: Value::Array(users.iter().map(user_json).collect()),
+    }
+}
+
+/// `partner user remove`.
+pub(crate) fn user_removed(u: &PartnerUser) -> Output {
+    Output {
+        human: format!("removed {} {}", u.id, u.email),
+        json: user_json(u),
     }
 }

@@ -111,6 +111,20 @@ impl PartnerStore for Store {
         }
     }
 
+    async fn set_commercial_done(&self, id: &PartnerId, done: bool, now: i64) -> StoreResult<()> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(partners::table.find(id.as_str()))
+            .set(partners::commercial_done_at.eq(done.then_some(now)))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        if n == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
     async fn set_embed_origins(&self, id: &PartnerId, origins: &[String]) -> StoreResult<()> {
         let text = crate::rows::stored(serde_json::to_string(origins))?;
         let mut conn = self.conn().await?;

@@ -61,6 +61,7 @@ fn partners(kind: PartnerKind) -> Arc<MockPartnerStore> {
             kind,
             benefits_admin: crate::partner::BenefitsAdmin::Partner,
             live_enabled: false,
+            commercial_done: false,
             capabilities: Vec::new(),
             embed_origins: Vec::new(),
         })
