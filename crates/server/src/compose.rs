@@ -516,6 +516,16 @@ impl Services {
         }
     }
 
+    /// The partner portal's state: the console, with the failed-auth limit
+    /// of `config` and `Secure` cookies when `public_base_url` is https.
+    #[must_use]
+    pub fn partner_portal_state(&self, config: &HttpConfig) -> web::PartnerState {
+        web::PartnerState {
+            console: self.console(config.limits.failed_auth()),
+            secure_cookies: self.shared.public_base_url.starts_with("https://"),
+        }
+    }
+
     /// The HTTP application's state, configured by `config`.
     #[must_use]
     pub fn app_state(&self, config: HttpConfig) -> AppState {
@@ -547,7 +557,8 @@ impl Services {
 }
 
 /// The whole HTTP application over `services`: the JSON API (`/v1`, the
-/// reference at `/docs`), the employer portal (`/portal/`) and the offer
+/// reference at `/docs`), the employer portal (`/portal/`), the partner
+/// portal (`/partner/`) and the offer
 /// page of embed sessions (`/embed/{token}`).
 pub fn app(
     services: Services,
@@ -562,8 +573,10 @@ pub fn app(
     >,
 > {
     let portal = services.portal_state(&config);
+    let partners = services.partner_portal_state(&config);
     let offers = services.embed_sessions();
     http_api::app(services.app_state(config))
         .configure(web::configure(portal))
+        .configure(web::partner::configure(partners))
         .configure(web::offer::configure(offers))
 }

@@ -1,5 +1,6 @@
 //! The HTML side of the service: the hosted employer portal under
-//! `/portal/` (onboarding §3) and the offer page of an embed session
+//! `/portal/` (onboarding §3), the partner portal under `/partner/`
+//! (partner-portal §1–§2, [`partner`]) and the offer page of an embed session
 //! under `/embed/` (onboarding §5, [`offer`]), server-rendered from
 //! askama templates with stylesheets embedded in the binary, readable
 //! without JavaScript.
@@ -16,6 +17,7 @@ mod auth;
 mod company;
 mod errors;
 pub mod offer;
+pub mod partner;
 pub mod passwords;
 pub mod session;
 mod steps;
@@ -27,10 +29,11 @@ use actix_web::{HttpResponse, web};
 use domain::services::onboarding::Onboarding;
 use domain::services::portal::Portal;
 
+pub use partner::PartnerState;
 pub use passwords::Argon2id;
 
 /// The portal's stylesheet, embedded in the binary.
-const STYLESHEET: &str = include_str!("../assets/portal.css");
+pub(crate) const STYLESHEET: &str = include_str!("../assets/portal.css");
 
 /// What the portal's pages share.
 #[derive(Clone)]
@@ -45,7 +48,7 @@ pub struct PortalState {
 
 /// The headers of every portal answer: no framing, no caching, no
 /// referrer (a set-password URL holds its token), no sniffing.
-fn security_headers() -> DefaultHeaders {
+pub(crate) fn security_headers() -> DefaultHeaders {
     DefaultHeaders::new()
         .add((
             "Content-Security-Policy",

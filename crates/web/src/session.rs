@@ -18,39 +18,82 @@ use crate::errors::PageError;
 /// The session cookie's name.
 pub const COOKIE: &str = "portal_session";
 
+/// A portal's session cookie: its name and the path it is sent to. Both
+/// portals build, read and clear their cookies here, with the same
+/// attributes.
+#[derive(Debug, Clone, Copy)]
+pub struct Jar {
+    /// The cookie's name.
+    pub name: &'static str,
+    /// `Path`: the portal's prefix.
+    pub path: &'static str,
+}
+
+/// The employer portal's cookie.
+pub const EMPLOYER: Jar = Jar {
+    name: COOKIE,
+    path: "/portal",
+};
+
+/// The partner portal's cookie.
+pub const PARTNER: Jar = Jar {
+    name: "partner_session",
+    path: "/partner",
+};
+
+impl Jar {
+    /// The session id the browser sent, if any.
+    #[must_use]
+    pub fn read(&self, req: &HttpRequest) -> Option<String> {
+        req.cookie(self.name).map(|c| c.value().to_owned())
+    }
+
+    /// The cookie holding `id` (HttpOnly, SameSite=Lax, `Secure` when
+    /// `public_base_url` is https, gone after the absolute session time).
+    #[must_use]
+    pub fn cookie(&self, id: &str, secure: bool) -> Cookie<'static> {
+        Cookie::build(self.name, id.to_owned())
+            .path(self.path)
+            .http_only(true)
+            .same_site(SameSite::Lax)
+            .secure(secure)
+            .max_age(Duration::seconds(SESSION_MAX_SECS))
+            .finish()
+    }
+
+    /// Sets the cookie to `id`.
+    pub fn set(&self, res: &mut HttpResponseBuilder, id: &str, secure: bool) {
+        res.cookie(self.cookie(id, secure));
+    }
+
+    /// Removes the cookie.
+    pub fn clear(&self, res: &mut HttpResponseBuilder, secure: bool) {
+        let mut c = self.cookie("", secure);
+        c.make_removal();
+        res.cookie(c);
+    }
+}
+
 /// The session id the browser sent, if any.
 #[must_use]
 pub fn cookie_of(req: &HttpRequest) -> Option<String> {
-    req.cookie(COOKIE).map(|c| c.value().to_owned())
+    EMPLOYER.read(req)
 }
 
 /// The session cookie holding `id`.
 #[must_use]
 pub fn session_cookie(id: &str, secure: bool) -> Cookie<'static> {
-    Cookie::build(COOKIE, id.to_owned())
-        .path("/portal")
-        .http_only(true)
-        .same_site(SameSite::Lax)
-        .secure(secure)
-        .max_age(Duration::seconds(SESSION_MAX_SECS))
-        .finish()
+    EMPLOYER.cookie(id, secure)
 }
 
 /// Sets the session cookie to `id`.
 pub fn set_cookie(res: &mut HttpResponseBuilder, id: &str, secure: bool) {
-    res.cookie(session_cookie(id, secure));
+    EMPLOYER.set(res, id, secure);
 }
 
 /// Removes the session cookie.
 pub fn clear_cookie(res: &mut HttpResponseBuilder, secure: bool) {
-    let mut c = Cookie::build(COOKIE, "")
-        .path("/portal")
-        .http_only(true)
-        .same_site(SameSite::Lax)
-        .secure(secure)
-        .finish();
-    c.make_removal();
-    res.cookie(c);
+    EMPLOYER.clear(res, secure);
 }
 
 /// Whether a form's `csrf` field is its session's token (compared in

@@ -40,7 +40,23 @@ impl Events {
         scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<Event>, ServiceError> {
-        Ok(self.outbox.events(scope, self.since(), page).await?)
+        Ok(self.outbox.events(scope, self.since(), &[], page).await?)
+    }
+
+    /// The scope's events of `types` (every type when empty) created at
+    /// or after `since` (and within the 30 days kept), newest first.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn filtered(
+        &self,
+        scope: &Scope,
+        since: i64,
+        types: &[crate::event::EventType],
+        page: &PageRequest,
+    ) -> Result<Page<Event>, ServiceError> {
+        let since = since.max(self.since());
+        Ok(self.outbox.events(scope, since, types, page).await?)
     }
 
     /// One event of the scope, while it is 30 days old or younger.

@@ -630,7 +630,7 @@ impl Library {
             .block_on(
                 self.stores
                     .outbox
-                    .events(scope, 0, &PageRequest::first(100)),
+                    .events(scope, 0, &[], &PageRequest::first(100)),
             )
             .unwrap();
         page.items
@@ -964,7 +964,11 @@ fn company_verify_reject_and_deposits(s: &Sandbox) {
     assert_eq!(enrollment_status(), ("active", Some("prod")));
     let events = lib
         .rt
-        .block_on(lib.stores.outbox.events(&live, 0, &PageRequest::first(200)))
+        .block_on(
+            lib.stores
+                .outbox
+                .events(&live, 0, &[], &PageRequest::first(200)),
+        )
         .unwrap();
     let went_live: Vec<_> = events
         .items

@@ -271,18 +271,20 @@ impl OutboxStore for Store {
         &self,
         scope: &Scope,
         since: i64,
+        types: &[EventType],
         page: &PageRequest,
     ) -> StoreResult<Page<Event>> {
         let mut conn = self.conn().await?;
-        let rows = keyset_page!(
-            events::table
-                .filter(events::partner_id.eq(scope.partner.as_str()))
-                .filter(events::mode.eq(scope.mode.as_str()))
-                .filter(events::created_at.ge(since))
-                .into_boxed(),
-            events,
-            page
-        )
+        let mut query = events::table
+            .filter(events::partner_id.eq(scope.partner.as_str()))
+            .filter(events::mode.eq(scope.mode.as_str()))
+            .filter(events::created_at.ge(since))
+            .into_boxed();
+        if !types.is_empty() {
+            let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+            query = query.filter(events::event_type.eq_any(names));
+        }
+        let rows = keyset_page!(query, events, page)
         .select(EventRow::as_select())
         .load(&mut *conn)
         .await

@@ -46,9 +46,11 @@ async fn lists_ask_for_the_last_30_days() {
     let mut outbox = MockOutboxStore::new();
     outbox
         .expect_events()
-        .withf(|s, since, p| *s == scope() && *since == NOW - 30 * 86_400 && p.limit == 50)
+        .withf(|s, since, types, p| {
+            *s == scope() && *since == NOW - 30 * 86_400 && types.is_empty() && p.limit == 50
+        })
         .times(1)
-        .returning(|_, _, _| Ok(Page::from_rows(vec![stored(NOW)], 50, |_| unreachable!())));
+        .returning(|_, _, _, _| Ok(Page::from_rows(vec![stored(NOW)], 50, |_| unreachable!())));
     let page = Events::new(Arc::new(outbox), clock())
         .list(&scope(), &PageRequest::first(50))
         .await

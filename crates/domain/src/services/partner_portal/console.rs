@@ -315,16 +315,22 @@ impl Console {
         Ok(count)
     }
 
-    /// The events of the actor's mode, newest first.
+    /// The events of the actor's mode of `types` (every type when
+    /// empty) created at or after `since`, newest first.
     ///
     /// # Errors
     /// Store failures.
     pub async fn events(
         &self,
         actor: &Actor,
+        since: i64,
+        types: &[EventType],
         page: &PageRequest,
     ) -> Result<Page<Event>, ServiceError> {
-        self.ports.events.list(&scope(actor), page).await
+        self.ports
+            .events
+            .filtered(&scope(actor), since, types, page)
+            .await
     }
 
     /// One event of the actor's mode.

@@ -56,7 +56,12 @@ async fn of_two_concurrent_go_lives_one_wins(db: TestDb) {
         .db
         .stores
         .outbox
-        .events(&scope(&partner, Mode::Test), 0, &PageRequest::first(200))
+        .events(
+            &scope(&partner, Mode::Test),
+            0,
+            &[],
+            &PageRequest::first(200),
+        )
         .await
         .unwrap();
     let went_live = events
@@ -112,7 +117,12 @@ async fn of_two_concurrent_finalizations_one_wins(db: TestDb) {
         .db
         .stores
         .outbox
-        .events(&scope(&partner, Mode::Test), 0, &PageRequest::first(200))
+        .events(
+            &scope(&partner, Mode::Test),
+            0,
+            &[],
+            &PageRequest::first(200),
+        )
         .await
         .unwrap();
     let finalized = events
