@@ -48,8 +48,8 @@ pub use {
     census::MockCensusStore, claims::MockClaimsStore, embed::MockEmbedStore,
     groups::MockGroupStore, health::MockHealth, idempotency::MockIdempotencyStore,
     jobs::MockJobStore, onboarding::MockOnboardingStore, outbox::MockOutboxStore,
-    partners::MockPartnerStore, portal::MockPortalStore, quotes::MockQuoteStore,
-    rate_limits::MockRateLimitStore, webhooks::MockWebhookStore,
+    partner_users::MockPartnerUserStore, partners::MockPartnerStore, portal::MockPortalStore,
+    quotes::MockQuoteStore, rate_limits::MockRateLimitStore, webhooks::MockWebhookStore,
 };
 
 /// Why a storage operation failed.

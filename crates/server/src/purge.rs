@@ -23,7 +23,8 @@ pub fn task(ports: &Ports) -> impl FnOnce(&Stores) -> Purge + Send + 'static {
             Housekeeping::new(Arc::clone(&stores.idempotency), clock)
                 .with_sessions(Arc::clone(&stores.portal))
                 .with_embeds(Arc::clone(&stores.embed))
-                .with_attempts(Arc::clone(&stores.webhooks)),
+                .with_attempts(Arc::clone(&stores.webhooks))
+                .with_partner_users(Arc::clone(&stores.partner_users)),
             PURGE_INTERVAL,
         ))
     }
@@ -58,6 +59,14 @@ pub async fn run(housekeeping: Housekeeping, every: Duration) {
             Ok(0) => {}
             Ok(rows) => tracing::debug!(rows, "ended portal sessions purged"),
             Err(e) => tracing::warn!(error = %e, "the session purge cannot reach the store"),
+        }
+        match housekeeping.purge_partner_portal().await {
+            Ok(0) => {}
+            Ok(rows) => tracing::debug!(
+                rows,
+                "ended partner sessions and year-old audit entries purged"
+            ),
+            Err(e) => tracing::warn!(error = %e, "the partner portal purge cannot reach the store"),
         }
     }
 }

@@ -23,6 +23,7 @@ use anyhow::Context as _;
 use domain::ids::ProcessId;
 use domain::mode::Mode;
 use domain::partner::PartnerKind;
+use domain::partner_user::Role;
 use domain::ports::Minter;
 use store_diesel::{Database, Stores};
 
@@ -36,6 +37,9 @@ const POOL_PER_WORKER: usize = 8;
 
 /// How long a stopping process waits to deregister.
 const DEREGISTER_PATIENCE: Duration = Duration::from_secs(5);
+
+/// The demo partner portal admin's address.
+const DEMO_ADMIN: &str = "admin@demo-broker.example";
 
 /// The demo partner's name.
 pub const DEMO_PARTNER: &str = "Demo Broker";
@@ -103,6 +107,9 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
             // The portal line comes first: a reader may stop at `Listening`.
             println!(
                 "Employer portal: {portal_base}/portal/sign-in (a hosted enrollment's employer_portal.set_password_url opens it)"
+            );
+            println!(
+                "Partner portal: {portal_base}/partner/sign-in (invite users with `partner-api partner user add`)"
             );
             println!("Listening on http://{addr} (API at /v1, reference at /docs)");
         }
@@ -233,6 +240,10 @@ async fn create_demo(
         .create_partner(DEMO_PARTNER, PartnerKind::Broker, None)
         .await?;
     let minted = partners.create_key(&partner.id, Mode::Test, false).await?;
+    let admin = Services::new(&stores, ports, parts)
+        .partner_portal(domain::rate_limit::Policy::failed_auth(10))
+        .add_user(&partner.id, DEMO_ADMIN, Role::Admin, None)
+        .await?;
     if json {
         println!(
             "{}",
@@ -241,11 +252,16 @@ async fn create_demo(
                 "partner": {"id": partner.id.as_str(), "name": DEMO_PARTNER, "kind": "broker"},
                 "key_id": minted.record.id.as_str(),
                 "key": minted.key.expose(),
+                "partner_portal": {"email": DEMO_ADMIN, "set_password_url": admin.set_password_url},
             })
         );
     } else {
         println!("Demo partner: {} ({})", partner.id.as_str(), DEMO_PARTNER);
         println!("Demo test key (shown once): {}", minted.key.expose());
+        println!(
+            "Demo partner portal admin {DEMO_ADMIN}: set a password at {} (single use, 7 days)",
+            admin.set_password_url
+        );
         println!(
             "Try: curl -H \"Authorization: Bearer $KEY\" http://{}/v1/ping   (KEY = the key above)",
             settings.listen

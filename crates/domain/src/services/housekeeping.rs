@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::portal::{SESSION_IDLE_SECS, SESSION_MAX_SECS};
 use crate::ports::{Clock, now_secs};
 use crate::services::ServiceError;
-use crate::store::{EmbedStore, IdempotencyStore, PortalStore, WebhookStore};
+use crate::store::{EmbedStore, IdempotencyStore, PartnerUserStore, PortalStore, WebhookStore};
 use crate::webhook::attempt::ATTEMPT_RETENTION_SECS;
 
 /// How long an expired embed session is kept, seconds.
@@ -29,6 +29,7 @@ pub struct Housekeeping {
     sessions: Option<Arc<dyn PortalStore>>,
     embeds: Option<Arc<dyn EmbedStore>>,
     attempts: Option<Arc<dyn WebhookStore>>,
+    partner_users: Option<Arc<dyn PartnerUserStore>>,
 }
 
 impl Housekeeping {
@@ -41,7 +42,40 @@ impl Housekeeping {
             sessions: None,
             embeds: None,
             attempts: None,
+            partner_users: None,
         }
+    }
+
+    /// Also purges the partner portal's ended sessions and its audit
+    /// entries older than a year.
+    #[must_use]
+    pub fn with_partner_users(mut self, store: Arc<dyn PartnerUserStore>) -> Self {
+        self.partner_users = Some(store);
+        self
+    }
+
+    /// Deletes the partner portal's ended sessions and the audit entries
+    /// older than one year; returns how many rows went.
+    ///
+    /// # Errors
+    /// Only store failures.
+    pub async fn purge_partner_portal(&self) -> Result<u64, ServiceError> {
+        let Some(store) = &self.partner_users else {
+            return Ok(0);
+        };
+        let now = now_secs(self.clock.as_ref());
+        let sessions = store
+            .purge_user_sessions(
+                now.saturating_sub(SESSION_IDLE_SECS),
+                now.saturating_sub(SESSION_MAX_SECS),
+            )
+            .await?;
+        let cutoff = self
+            .clock
+            .now_ms()
+            .saturating_sub(crate::partner_user::AUDIT_KEPT_SECS.saturating_mul(1000));
+        let audit = store.purge_audit(cutoff).await?;
+        Ok(sessions.saturating_add(audit))
     }
 
     /// Also purges the embed sessions of `embeds` a day after they expired.
@@ -156,6 +190,25 @@ mod tests {
                 .unwrap(),
             0
         );
+    }
+
+    #[tokio::test]
+    async fn partner_sessions_end_and_audit_entries_go_after_a_year() {
+        let mut partner = crate::store::MockPartnerUserStore::new();
+        partner
+            .expect_purge_user_sessions()
+            .withf(|idle, started| {
+                *idle == NOW - SESSION_IDLE_SECS && *started == NOW - SESSION_MAX_SECS
+            })
+            .times(1)
+            .returning(|_, _| Ok(2));
+        partner
+            .expect_purge_audit()
+            .withf(|before| *before == (NOW - 365 * 24 * 3600) * 1000 + 999)
+            .times(1)
+            .returning(|_| Ok(1));
+        let h = service(MockIdempotencyStore::new()).with_partner_users(Arc::new(partner));
+        assert_eq!(h.purge_partner_portal().await.unwrap(), 3);
     }
 
     #[tokio::test]

@@ -14,7 +14,7 @@ mod two_factor;
 use std::sync::Arc;
 
 use crate::error::FieldError;
-use crate::ids::{PartnerId, UserId};
+use crate::ids::PartnerId;
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::partner_user::{
@@ -185,6 +185,9 @@ impl PartnerPortal {
     ) -> Result<AddedUser, ServiceError> {
         if let Some(actor) = by {
             actor.admin_with_two_factor()?;
+            if &actor.user.partner != partner {
+                return Err(ServiceError::NotFound);
+            }
         }
         let email = normalize_email(email);
         if !plausible_email(&email) {
@@ -257,6 +260,9 @@ impl PartnerPortal {
     ) -> Result<PartnerUser, ServiceError> {
         if let Some(actor) = by {
             actor.admin()?;
+            if &actor.user.partner != partner {
+                return Err(ServiceError::NotFound);
+            }
         }
         let user = self
             .ports
@@ -561,18 +567,6 @@ impl PartnerPortal {
             .audit_log(&actor.user.partner, page)
             .await?)
     }
-
-    /// The user of an id, for the CLI's listing.
-    ///
-    /// # Errors
-    /// [`ServiceError::NotFound`].
-    pub async fn user(
-        &self,
-        partner: &PartnerId,
-        id: &UserId,
-    ) -> Result<PartnerUser, ServiceError> {
-        Ok(self.ports.store.user(partner, id.as_str()).await?)
-    }
 }
 
 /// A loose check of an address: one `@` with text either side and a dot
@@ -591,3 +585,6 @@ fn plausible_email(email: &str) -> bool {
         None => false,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,11 +10,13 @@
 
 mod browser;
 mod cli;
+mod cli_users;
 mod common;
 mod dead_process;
 mod embed_browser;
 mod errors;
 mod http;
+mod partner_browser;
 mod portal_browser;
 mod price_on_plan;
 mod purge;

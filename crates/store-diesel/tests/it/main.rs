@@ -22,6 +22,7 @@ mod lookups;
 mod migrations;
 mod onboarding;
 mod outbox;
+mod partner_users;
 mod partners;
 mod portal;
 mod rate_limits;

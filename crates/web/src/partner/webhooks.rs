@@ -57,6 +57,15 @@ impl AttemptView {
     }
 }
 
+/// Offers Resend once per event, on its newest failed attempt.
+fn one_resend_per_event(mut rows: Vec<AttemptView>) -> Vec<AttemptView> {
+    let mut seen = std::collections::HashSet::new();
+    for row in &mut rows {
+        row.failed = row.failed && seen.insert(row.event_id.clone());
+    }
+    rows
+}
+
 #[derive(Template)]
 #[template(path = "partner/webhooks.html")]
 struct Webhooks {
@@ -115,7 +124,7 @@ async fn webhooks_page(
         }),
         url_value,
         secret: extra.secret,
-        deliveries: log.items.into_iter().map(AttemptView::of).collect(),
+        deliveries: one_resend_per_event(log.items.into_iter().map(AttemptView::of).collect()),
         filtered: cursor.is_some(),
         next: log.next.map(|c| encode_cursor("deliveries", &c)),
     };

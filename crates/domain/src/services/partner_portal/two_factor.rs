@@ -167,6 +167,9 @@ impl PartnerPortal {
             mode: Mode::Test,
         };
         let now = self.now();
+        if actor.user.lockout.locked(now) {
+            return Err(PortalRefusal::CodeRefused.into());
+        }
         let by_totp = match self.authenticator(&actor.user) {
             Some(totp) => match totp.accept(code, now, actor.user.totp_last_step) {
                 Some(step) => self.ports.store.accept_step(&actor.user.id, step).await?,
@@ -182,8 +185,18 @@ impl PartnerPortal {
                 .use_recovery_code(&actor.user.id, &recovery_code_digest(code), now)
                 .await?;
         if !by_totp && !by_recovery {
+            // A wrong code counts against the account as a wrong password
+            // does (5 in 15 minutes lock it), and against the address.
             let audit = actor.entry(self.now_ms(), AuditAction::SignInFailed, "two-factor code");
-            self.ports.store.audit(&audit).await?;
+            let mut lock = actor.user.lockout.clone();
+            let locked = lock.fail(now);
+            self.ports
+                .store
+                .save_lockout(&actor.user.id, &lock, &[], Some(audit))
+                .await?;
+            if locked && let Some(c) = cookie {
+                self.ports.store.end_session(&digest(c)).await?;
+            }
             return Err(match self.failed(ip, now).await? {
                 PortalRefusal::SignInFailed => PortalRefusal::CodeRefused,
                 other => other,
