@@ -34,6 +34,9 @@ pub enum EmailKind {
     EmployeeInvite,
     /// The offer iframe's verification code.
     EmbedCode,
+    /// A live webhook endpoint failed for days and was disabled (to the
+    /// partner's portal admins).
+    EndpointDisabled,
 }
 
 impl EmailKind {
@@ -49,6 +52,7 @@ impl EmailKind {
             Self::Lockout => "lockout",
             Self::EmployeeInvite => "employee_invite",
             Self::EmbedCode => "embed_code",
+            Self::EndpointDisabled => "endpoint_disabled",
         }
     }
 
@@ -63,6 +67,7 @@ impl EmailKind {
             Self::Lockout,
             Self::EmployeeInvite,
             Self::EmbedCode,
+            Self::EndpointDisabled,
         ]
         .into_iter()
         .find(|k| k.as_str() == text)
@@ -283,6 +288,31 @@ pub fn lockout(to: &str, signin_url: &str) -> OutboundEmail {
         ],
         Some(("Sign in again after that here", signin_url)),
         &["If these sign-ins were not yours, reset your password from the sign-in page."],
+    )
+}
+
+/// The notice to a partner's portal admin that its live webhook endpoint
+/// failed every attempt for `hours` hours and was disabled.
+#[must_use]
+pub fn endpoint_disabled(
+    to: &str,
+    endpoint: &str,
+    hours: u32,
+    webhooks_url: &str,
+) -> OutboundEmail {
+    message(
+        EmailKind::EndpointDisabled,
+        to,
+        format!("Your {SERVICE_NAME} live webhook endpoint was disabled"),
+        &[
+            format!(
+                "Every delivery to {endpoint} failed for {hours} hours, so the endpoint is disabled and nothing is sent to it."
+            ),
+            "Events are kept 30 days: once the receiver works again, re-enable the endpoint (register the same URL) and replay the window it missed."
+                .to_owned(),
+        ],
+        Some(("See the delivery log and re-enable it here", webhooks_url)),
+        &["You receive this as an admin of your partner portal."],
     )
 }
 

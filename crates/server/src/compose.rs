@@ -477,6 +477,9 @@ impl Services {
                 sealer: Arc::clone(&p.sealer),
                 clock: Arc::clone(&p.clock),
                 entropy: Arc::clone(&p.entropy),
+                users: Arc::clone(&s.partner_users),
+                mailbox: Mailbox::new(Arc::clone(&p.sealer)),
+                base_url: self.shared.public_base_url.as_str().into(),
             },
             self.shared.webhooks,
         )

@@ -27,7 +27,8 @@ use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Deliverer, Entropy, Minter, Sealer};
 use crate::scope::Scope;
 use crate::services::ServiceError;
-use crate::store::{Conflict, OutboxStore, PartnerStore, WebhookStore};
+use crate::services::mailbox::Mailbox;
+use crate::store::{Conflict, OutboxStore, PartnerStore, PartnerUserStore, WebhookStore};
 use crate::webhook::attempt::{AttemptFilter, AttemptIds, DeliveryAttempt};
 use crate::webhook::{EndpointState, WebhookEndpoint, check_url, secret_from_bytes};
 
@@ -94,6 +95,9 @@ pub struct Webhooks {
     sealer: Arc<dyn Sealer>,
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
+    users: Arc<dyn PartnerUserStore>,
+    mailbox: Mailbox,
+    base_url: Arc<str>,
     settings: WebhookSettings,
 }
 
@@ -155,6 +159,13 @@ pub struct WebhookPorts {
     pub clock: Arc<dyn Clock>,
     /// Secrets and ids.
     pub entropy: Arc<dyn Entropy>,
+    /// The partners' portal users (a disabled live endpoint is emailed to
+    /// the admins).
+    pub users: Arc<dyn PartnerUserStore>,
+    /// Queues those emails.
+    pub mailbox: Mailbox,
+    /// `public_base_url` (the email's link to the Webhooks page).
+    pub base_url: Arc<str>,
 }
 
 /// The sealing context of a scope's secret.
@@ -179,6 +190,9 @@ impl Webhooks {
             sealer: ports.sealer,
             clock: ports.clock,
             entropy: ports.entropy,
+            users: ports.users,
+            mailbox: ports.mailbox,
+            base_url: ports.base_url,
             settings,
         }
     }
@@ -206,7 +220,7 @@ impl Webhooks {
             && let Some((secret, _)) = self.open_secret(&old)
         {
             self.endpoints
-                .set_health(scope, old.created_at, EndpointState::Enabled, None)
+                .set_health(scope, old.created_at, EndpointState::Enabled, None, &[])
                 .await?;
             return Ok(Registered {
                 url: old.url,

@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 
+use crate::job::NewJob;
 use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
@@ -43,7 +44,8 @@ pub trait WebhookStore: Send + Sync {
     /// Sets the scope's endpoint health: its state and since when it has
     /// been failing. Returns whether an endpoint registered at
     /// `created_at` (the fencing token: a newer registration is left
-    /// alone) was changed.
+    /// alone) was changed; `jobs` (the emails of a disabling) are stored
+    /// in the same transaction, only when it was.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
@@ -53,6 +55,7 @@ pub trait WebhookStore: Send + Sync {
         created_at: i64,
         state: EndpointState,
         failing_since_ms: Option<i64>,
+        jobs: &[NewJob],
     ) -> StoreResult<bool>;
 
     /// Replaces the secret of the endpoint registered at `created_at`

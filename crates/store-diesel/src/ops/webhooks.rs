@@ -10,6 +10,7 @@ use diesel::{
 use diesel_async::RunQueryDsl;
 use domain::event::{DeliveryState, Event, EventType};
 use domain::ids::EventId;
+use domain::job::NewJob;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
 use domain::store::{StoreResult, WebhookStore};
@@ -265,7 +266,9 @@ impl WebhookStore for Store {
         created_at: i64,
         state: EndpointState,
         failing_since_ms: Option<i64>,
+        jobs: &[NewJob],
     ) -> StoreResult<bool> {
+        let rows = super::shared::job_rows(jobs)?;
         let mut conn = self.conn().await?;
         let conn: &mut Conn = &mut conn;
         let n = write_tx!(self, conn, async |c: &mut Conn| {
@@ -276,6 +279,9 @@ impl WebhookStore for Store {
             ))
             .execute(c)
             .await?;
+            if n > 0 {
+                super::shared::insert_jobs(c, &rows).await?;
+            }
             Ok::<_, TxError>(n)
         })
         .await?;

@@ -265,9 +265,42 @@ impl Webhooks {
             }
             _ => return Ok(()),
         };
+        let jobs = if state == EndpointState::Disabled {
+            self.disabled_emails(endpoint, now_ms).await?
+        } else {
+            Vec::new()
+        };
         self.endpoints
-            .set_health(&endpoint.scope, endpoint.created_at, state, since)
+            .set_health(&endpoint.scope, endpoint.created_at, state, since, &jobs)
             .await?;
         Ok(())
+    }
+
+    /// The emails telling the partner's portal admins that a live endpoint
+    /// was disabled (none in test mode: the mailbox suppresses them).
+    pub(super) async fn disabled_emails(
+        &self,
+        endpoint: &WebhookEndpoint,
+        now_ms: i64,
+    ) -> Result<Vec<crate::job::NewJob>, ServiceError> {
+        if endpoint.scope.mode != crate::mode::Mode::Live {
+            return Ok(Vec::new());
+        }
+        let users = self.users.users(&endpoint.scope.partner).await?;
+        let minter = Minter::new(self.entropy.as_ref());
+        let hours = self.settings.disable_after_hours;
+        // Whole hours for the text (the setting is a number of hours).
+        let hours = format!("{hours:.0}").parse::<u32>().unwrap_or(120);
+        let link = format!("{}/partner/webhooks", self.base_url);
+        Ok(users
+            .iter()
+            .filter(|u| u.is_admin())
+            .filter_map(|u| {
+                let message =
+                    crate::email::endpoint_disabled(&u.email, &endpoint.url, hours, &link);
+                self.mailbox
+                    .job(&minter, &endpoint.scope, None, &message, now_ms)
+            })
+            .collect())
     }
 }

@@ -75,6 +75,7 @@ struct Parts {
     deliverer: MockDeliverer,
     kind: PartnerKind,
     settings: WebhookSettings,
+    users: crate::store::MockPartnerUserStore,
 }
 
 impl Parts {
@@ -85,6 +86,7 @@ impl Parts {
             deliverer: MockDeliverer::new(),
             kind: PartnerKind::Broker,
             settings: WebhookSettings::default(),
+            users: crate::store::MockPartnerUserStore::new(),
         }
     }
 
@@ -98,6 +100,9 @@ impl Parts {
                 sealer: sealer(),
                 clock: clock(),
                 entropy: entropy(),
+                users: Arc::new(self.users),
+                mailbox: crate::services::mailbox::Mailbox::new(sealer()),
+                base_url: "https://partners.example.com".into(),
             },
             self.settings,
         )
@@ -439,13 +444,15 @@ async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
         .returning(|rs| Ok(vec![true; rs.len()]));
     p.endpoints
         .expect_set_health()
-        .withf(|_, created, state, since| {
+        .withf(|_, created, state, since, jobs| {
             *created == NOW - 60
                 && *state == EndpointState::Disabled
                 && *since == Some(NOW_MS - 120 * 3_600_000)
+                // Test mode: no email.
+                && jobs.is_empty()
         })
         .times(1)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _| Ok(true));
     p.build().step().await.unwrap();
 
     // A success clears the failing streak.
@@ -474,9 +481,9 @@ async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
         .returning(|rs| Ok(vec![true; rs.len()]));
     p.endpoints
         .expect_set_health()
-        .withf(|_, _, state, since| *state == EndpointState::Enabled && since.is_none())
+        .withf(|_, _, state, since, _| *state == EndpointState::Enabled && since.is_none())
         .times(1)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _| Ok(true));
     p.build().step().await.unwrap();
 
     // A disabled endpoint: nothing is sent, the delivery is cancelled.
@@ -524,13 +531,59 @@ async fn the_same_url_re_enables_a_disabled_endpoint_and_keeps_its_secret() {
     p.endpoints.expect_put_endpoint().never();
     p.endpoints
         .expect_set_health()
-        .withf(|_, _, state, since| *state == EndpointState::Enabled && since.is_none())
+        .withf(|_, _, state, since, _| *state == EndpointState::Enabled && since.is_none())
         .times(1)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _, _, _| Ok(true));
     let r = p
         .build()
         .register(&scope(), "https://hooks.example.com/h")
         .await
         .unwrap();
     assert_eq!(r.secret, SECRET);
+}
+
+#[tokio::test]
+async fn a_disabled_live_endpoint_is_emailed_to_the_partners_admins_only() {
+    use crate::partner_user::{PartnerUser, Role};
+    let user = |n: u8, role: Role| PartnerUser {
+        id: crate::ids::UserId::from_bytes([n; 6]),
+        partner: scope().partner,
+        email: format!("u{n}@broker.example"),
+        role,
+        password_hash: None,
+        lockout: crate::portal::Lockout::default(),
+        totp_sealed: None,
+        totp_last_step: None,
+        created_at: 0,
+    };
+    let mut p = Parts::new();
+    p.users.expect_users().times(1).returning(move |_| {
+        Ok(vec![
+            user(1, Role::Admin),
+            user(2, Role::Viewer),
+            user(3, Role::Admin),
+        ])
+    });
+    let w = p.build();
+    let live = WebhookEndpoint {
+        scope: Scope::new(scope().partner, Mode::Live),
+        ..endpoint()
+    };
+    let jobs = w.disabled_emails(&live, NOW_MS).await.unwrap();
+    assert_eq!(jobs.len(), 2);
+    for job in &jobs {
+        assert_eq!(job.scope.mode, Mode::Live);
+        match &job.payload {
+            crate::document::JobPayload::Email(e) => assert_eq!(e.kind, "endpoint_disabled"),
+            other => panic!("not an email: {other:?}"),
+        }
+    }
+    // Test mode sends no email and reads no user.
+    let test = Parts::new().build();
+    assert!(
+        test.disabled_emails(&endpoint(), NOW_MS)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
