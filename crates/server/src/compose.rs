@@ -381,6 +381,7 @@ impl Services {
             webhooks: self.webhooks(),
             events: self.events(),
             groups: self.groups(),
+            enrollments: Arc::clone(&self.stores.quotes),
             clock: Arc::clone(&self.ports.clock),
         })
     }

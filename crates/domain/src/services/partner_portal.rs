@@ -29,7 +29,7 @@ use crate::services::portal::{NewPassword, count_failed_auth};
 use crate::services::{PortalRefusal, ServiceError, with_fresh_id};
 use crate::store::{Conflict, PartnerUserStore, RateLimitStore, StoreError};
 
-pub use console::{Console, ConsolePorts, Overview, is_live_key_active};
+pub use console::{Console, ConsolePorts, GroupRow, Overview, is_live_key_active};
 pub use two_factor::Enrolment;
 
 /// The ports of the partner portal's user service.

@@ -238,10 +238,10 @@ async fn path_of(browser: &Browser) -> String {
     browser.current_url().await.unwrap().path().to_owned()
 }
 
-async fn walk(browser: &Browser, dir: &Path) {
+async fn walk(browser: &Browser, dir: &Path, url: &str) {
     let started = Instant::now();
     let mut found = Vec::new();
-    let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
+    let url = url.to_owned();
     let server = start(dir, &url);
     let base = format!("http://{}", server.addr);
     let op = Operator {
@@ -393,6 +393,50 @@ async fn walk(browser: &Browser, dir: &Path) {
     );
     assert_eq!(arrivals[0].body, arrivals[before].body, "the resend's body");
 
+    // The read-only pages: the ping among the events (its payload and
+    // attempts on its own page), the groups, the audit log of it all.
+    browser.open(&format!("{base}/partner/events")).await;
+    assert_eq!(browser.heading().await, "Events");
+    assert!(browser.page_text().await.contains(&ping_id));
+    look_at(browser, "events", false, &mut found).await;
+    browser
+        .open(&format!("{base}/partner/events/{ping_id}"))
+        .await;
+    let text = browser.page_text().await;
+    assert!(text.contains("\"type\": \"ping\""), "{text}");
+    assert!(text.contains("failed (http_status)"), "{text}");
+    browser.open(&format!("{base}/partner/groups")).await;
+    assert!(
+        browser
+            .page_text()
+            .await
+            .contains("No groups in test mode yet."),
+        "{}",
+        browser.page_text().await
+    );
+    browser.open(&format!("{base}/partner/audit")).await;
+    let text = browser.page_text().await;
+    for action in [
+        "password_set",
+        "two_factor_enrolled",
+        "key_shown",
+        "key_minted",
+        "endpoint_changed",
+        "ping_sent",
+        "secret_rotated",
+        "event_resent",
+    ] {
+        assert!(
+            text.contains(action),
+            "{action} missing from the audit log: {text}"
+        );
+    }
+    look_at(browser, "audit", true, &mut found).await;
+    browser.open(&format!("{base}/partner/team")).await;
+    look_at(browser, "team", false, &mut found).await;
+    browser.open(&format!("{base}/partner/embed-origins")).await;
+    look_at(browser, "embed-origins", false, &mut found).await;
+
     // 6. A viewer sees no button that changes anything.
     follow(browser, "Sign out").await;
     let viewer_link = op.add_user(&prt, "vic@lakeside.example", "viewer");
@@ -433,11 +477,26 @@ async fn walk(browser: &Browser, dir: &Path) {
 }
 
 #[tokio::test]
-async fn a_partner_walks_the_partner_portal_in_a_browser() {
+async fn a_partner_walks_the_partner_portal_in_a_browser_on_sqlite() {
     let Some(browser) = Browser::start().await else {
         eprintln!("SKIPPED: chromium or chromedriver not installed");
         return;
     };
     let dir = scratch("partner_browser_sqlite");
-    walk(&browser, &dir).await;
+    let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
+    walk(&browser, &dir, &url).await;
+}
+
+#[tokio::test]
+async fn a_partner_walks_the_partner_portal_in_a_browser_on_postgres() {
+    let Some(db) = testkit::db::postgres().await else {
+        eprintln!("SKIPPED: {} is not set", testkit::db::PG_ENV);
+        return;
+    };
+    let Some(browser) = Browser::start().await else {
+        eprintln!("SKIPPED: chromium or chromedriver not installed");
+        return;
+    };
+    let dir = scratch("partner_browser_postgres");
+    walk(&browser, &dir, &db.url).await;
 }

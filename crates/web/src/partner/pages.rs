@@ -264,8 +264,8 @@ pub(super) async fn revoke_key(
 #[template(path = "partner/groups.html")]
 struct Groups {
     frame: Frame,
-    /// (company, id, status, company state, employees, created).
-    groups: Vec<(String, String, String, String, u32, String)>,
+    /// (company, id, status, company state, employees, onboarding, created).
+    groups: Vec<(String, String, String, String, u32, String, String)>,
     next: Option<String>,
 }
 
@@ -284,7 +284,19 @@ pub(super) async fn groups(
         groups: found
             .items
             .into_iter()
-            .map(|g| {
+            .map(|row| {
+                let g = row.group;
+                let onboarding = row.enrollment.map_or_else(
+                    || "not enrolled".to_owned(),
+                    |(status, p)| {
+                        format!(
+                            "{} · {}% ({} required steps left)",
+                            status.as_str(),
+                            p.percent_complete,
+                            p.blocking_remaining
+                        )
+                    },
+                );
                 (
                     g.company_name,
                     g.id.to_string(),
@@ -293,6 +305,7 @@ pub(super) async fn groups(
                         .map(|s| text(serde_json::to_value(s).unwrap_or_default()))
                         .unwrap_or_else(|| "not provisioned".to_owned()),
                     g.census_member_count,
+                    onboarding,
                     when(g.created_at),
                 )
             })

@@ -11,6 +11,7 @@ use crate::event::{Event, EventType};
 use crate::group::Group;
 use crate::ids::{EventId, KeyId};
 use crate::mode::Mode;
+use crate::onboarding::{EnrollmentStatus, Progress, enrollment_status};
 use crate::page::{Page, PageRequest};
 use crate::partner::Partner;
 use crate::partner::readiness::{GoLive, Readiness};
@@ -22,7 +23,7 @@ use crate::services::groups::Groups;
 use crate::services::partners::{MintedKey, Partners};
 use crate::services::webhooks::{Registered, Rotated, TestDelivery, Webhooks};
 use crate::services::{PartnerRefusal, ServiceError};
-use crate::store::{Conflict, PartnerStore, StoreError};
+use crate::store::{Conflict, PartnerStore, QuoteStore, StoreError};
 use crate::webhook::WebhookEndpoint;
 use crate::webhook::attempt::{AttemptFilter, DeliveryAttempt};
 
@@ -43,6 +44,8 @@ pub struct ConsolePorts {
     pub events: Events,
     /// Groups.
     pub groups: Groups,
+    /// Enrollments (each group's onboarding progress).
+    pub enrollments: Arc<dyn QuoteStore>,
     /// The clock of audit entries.
     pub clock: Arc<dyn Clock>,
 }
@@ -60,6 +63,15 @@ pub struct Overview {
     pub partner: Partner,
     /// The checklist.
     pub go_live: GoLive,
+}
+
+/// A group of the Groups page.
+#[derive(Debug, Clone)]
+pub struct GroupRow {
+    /// The group.
+    pub group: Group,
+    /// Its enrollment's status and onboarding progress, once enrolled.
+    pub enrollment: Option<(EnrollmentStatus, Progress)>,
 }
 
 fn scope(actor: &Actor) -> Scope {
@@ -341,7 +353,9 @@ impl Console {
         self.ports.events.get(&scope(actor), id).await
     }
 
-    /// The groups of the actor's mode, newest first.
+    /// The groups of the actor's mode, newest first, each with its
+    /// enrollment's status and onboarding progress (the numbers the API
+    /// shows as `onboarding.percent_complete` and `blocking_remaining`).
     ///
     /// # Errors
     /// Store failures.
@@ -349,8 +363,28 @@ impl Console {
         &self,
         actor: &Actor,
         page: &PageRequest,
-    ) -> Result<Page<Group>, ServiceError> {
-        self.ports.groups.list(&scope(actor), page).await
+    ) -> Result<Page<GroupRow>, ServiceError> {
+        let scope = scope(actor);
+        let groups = self.ports.groups.list(&scope, page).await?;
+        let mut items = Vec::with_capacity(groups.items.len());
+        for group in groups.items {
+            let enrollment = self
+                .ports
+                .enrollments
+                .group_enrollment(&scope, &group.id)
+                .await?;
+            items.push(GroupRow {
+                enrollment: enrollment.map(|e| {
+                    let status = enrollment_status(&e.onboarding, scope.mode, group.company_state);
+                    (status, e.onboarding.progress())
+                }),
+                group,
+            });
+        }
+        Ok(Page {
+            items,
+            next: groups.next,
+        })
     }
 
     /// Replaces the embed origins.
