@@ -20,12 +20,11 @@ use crate::page::{Page, PageRequest};
 use crate::partner_user::{
     AuditAction, AuditEntry, NewUser, NewUserSession, PartnerUser, Role, UserLink, UserSession,
 };
-use crate::portal::{
-    LINK_TTL_SECS, LinkState, Lockout, TOUCH_EVERY_SECS, digest, normalize_email, password_errors,
-};
+use crate::portal::{LINK_TTL_SECS, LinkState, Lockout, digest, normalize_email};
 use crate::ports::{Clock, Entropy, Minter, PasswordHasher, Sealer};
 use crate::rate_limit::Policy;
-use crate::services::portal::{NewPassword, count_failed_auth};
+use crate::services::portal::NewPassword;
+use crate::services::portal::credentials::{self, Fate};
 use crate::services::{PortalRefusal, ServiceError, with_fresh_id};
 use crate::store::{Conflict, PartnerUserStore, RateLimitStore, StoreError};
 
@@ -288,18 +287,20 @@ impl PartnerPortal {
         };
         let hash = digest(cookie);
         let now = self.now();
-        match self.ports.store.session(&hash).await? {
-            Some(s) if s.live(now) => {
-                if now.saturating_sub(s.seen_at) >= TOUCH_EVERY_SECS {
+        let Some(s) = self.ports.store.session(&hash).await? else {
+            return Ok(None);
+        };
+        match credentials::fate(s.created_at, s.seen_at, now) {
+            Fate::Live { touch } => {
+                if touch {
                     self.ports.store.touch_session(&hash, now).await?;
                 }
                 Ok(Some(s))
             }
-            Some(_) => {
+            Fate::Ended => {
                 self.ports.store.end_session(&hash).await?;
                 Ok(None)
             }
-            None => Ok(None),
         }
     }
 
@@ -368,27 +369,10 @@ impl PartnerPortal {
             .link(&hash)
             .await?
             .ok_or(PortalRefusal::LinkUnknown)?;
-        match link.state(self.now()) {
-            LinkState::Usable => {}
-            LinkState::Expired => return Err(PortalRefusal::LinkExpired.into()),
-            LinkState::Used | LinkState::Unknown => return Err(PortalRefusal::LinkUsed.into()),
-        }
-        let mut errors = password_errors(form.password, &link.user.email);
-        if form.password != form.confirmation {
-            errors.push(FieldError::new(
-                "password_confirmation",
-                "must match the password",
-            ));
-        }
-        if !errors.is_empty() {
-            return Err(ServiceError::Invalid(errors));
-        }
-        let phc = self
-            .ports
-            .hasher
-            .hash(form.password)
-            .await
-            .map_err(|e| ServiceError::Internal(e.into()))?;
+        credentials::usable(link.state(self.now()))?;
+        let phc =
+            credentials::new_password_hash(self.ports.hasher.as_ref(), &form, &link.user.email)
+                .await?;
         let cookie = self.secret();
         let session = self.new_session(&cookie, &link.user, false);
         let actor = Actor {
@@ -445,24 +429,11 @@ impl PartnerPortal {
         let now = self.now();
         let email = normalize_email(email);
         let users = self.ports.store.users_by_email(&email).await?;
-        let mut matched = None;
-        let mut checked = false;
-        for user in &users {
-            let Some(phc) = &user.password_hash else {
-                continue;
-            };
-            if user.lockout.locked(now) {
-                continue;
-            }
-            checked = true;
-            if self.ports.hasher.verify(password, phc).await {
-                matched = Some(user);
-                break;
-            }
-        }
-        if !checked {
-            let _ = self.ports.hasher.verify(password, "").await;
-        }
+        let matched =
+            credentials::opened_by(self.ports.hasher.as_ref(), &users, password, now, |u| {
+                (u.password_hash.as_deref(), &u.lockout)
+            })
+            .await;
         if let Some(user) = matched {
             if user.lockout != Lockout::default() {
                 self.ports
@@ -512,7 +483,7 @@ impl PartnerPortal {
     }
 
     async fn failed(&self, ip: Option<&str>, now: i64) -> Result<PortalRefusal, ServiceError> {
-        count_failed_auth(
+        credentials::count_failed_auth(
             self.ports.rate_limits.as_ref(),
             &self.ports.failed_auth,
             ip,

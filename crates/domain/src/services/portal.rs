@@ -7,17 +7,16 @@
 //! digests are stored. The portal's pages call this service; which company
 //! a page shows comes from the session's account, never from the URL.
 
+pub(crate) mod credentials;
 mod links;
 
 use std::sync::Arc;
 
 use crate::email::{deliverable, lockout, password_reset, portal_link};
 use crate::enrollment::OnboardingMode;
-use crate::error::FieldError;
 use crate::ids::EnrollmentId;
 use crate::portal::{
-    LinkState, Lockout, NewSession, PortalAccount, StoredSession, TOUCH_EVERY_SECS, digest,
-    normalize_email, password_errors,
+    LinkState, Lockout, NewSession, PortalAccount, StoredSession, digest, normalize_email,
 };
 use crate::ports::{Clock, Entropy, Minter, PasswordHasher};
 use crate::rate_limit::Policy;
@@ -25,6 +24,7 @@ use crate::scope::Scope;
 use crate::services::{OnboardingRefusal, PortalRefusal, ServiceError};
 use crate::store::{Conflict, PortalStore, QuoteStore, RateLimitStore, StoreError};
 
+use credentials::Fate;
 pub use links::{IssuedLink, LinkFor, MintedLink, PortalLinks};
 
 /// The ports of the portal service.
@@ -114,18 +114,20 @@ impl Portal {
         };
         let hash = digest(cookie);
         let now = self.now();
-        match self.ports.store.session(&hash).await? {
-            Some(s) if s.live(now) => {
-                if now.saturating_sub(s.seen_at) >= TOUCH_EVERY_SECS {
+        let Some(s) = self.ports.store.session(&hash).await? else {
+            return Ok(None);
+        };
+        match credentials::fate(s.created_at, s.seen_at, now) {
+            Fate::Live { touch } => {
+                if touch {
                     self.ports.store.touch_session(&hash, now).await?;
                 }
                 Ok(Some(s))
             }
-            Some(_) => {
+            Fate::Ended => {
                 self.ports.store.end_session(&hash).await?;
                 Ok(None)
             }
-            None => Ok(None),
         }
     }
 
@@ -200,27 +202,10 @@ impl Portal {
             .link(&hash)
             .await?
             .ok_or(PortalRefusal::LinkUnknown)?;
-        match link.state(self.now()) {
-            LinkState::Usable => {}
-            LinkState::Expired => return Err(PortalRefusal::LinkExpired.into()),
-            LinkState::Used | LinkState::Unknown => return Err(PortalRefusal::LinkUsed.into()),
-        }
-        let mut errors = password_errors(form.password, &link.account.email);
-        if form.password != form.confirmation {
-            errors.push(FieldError::new(
-                "password_confirmation",
-                "must match the password",
-            ));
-        }
-        if !errors.is_empty() {
-            return Err(ServiceError::Invalid(errors));
-        }
-        let phc = self
-            .ports
-            .hasher
-            .hash(form.password)
-            .await
-            .map_err(|e| ServiceError::Internal(e.into()))?;
+        credentials::usable(link.state(self.now()))?;
+        let phc =
+            credentials::new_password_hash(self.ports.hasher.as_ref(), &form, &link.account.email)
+                .await?;
         let cookie = self.secret();
         let session = NewSession {
             id_hash: digest(&cookie),
@@ -264,25 +249,11 @@ impl Portal {
             .store
             .accounts_by_email(&normalize_email(email))
             .await?;
-        let mut matched = None;
-        let mut checked = false;
-        for account in &accounts {
-            let Some(phc) = &account.password_hash else {
-                continue;
-            };
-            if account.lockout.locked(now) {
-                continue;
-            }
-            checked = true;
-            if self.ports.hasher.verify(password, phc).await {
-                matched = Some(account);
-                break;
-            }
-        }
-        if !checked {
-            // As slow as a real check, so timing tells nothing either.
-            let _ = self.ports.hasher.verify(password, "").await;
-        }
+        let matched =
+            credentials::opened_by(self.ports.hasher.as_ref(), &accounts, password, now, |a| {
+                (a.password_hash.as_deref(), &a.lockout)
+            })
+            .await;
         if let Some(account) = matched {
             if account.lockout != Lockout::default() {
                 self.ports
@@ -334,7 +305,7 @@ impl Portal {
         source: Option<&str>,
         now: i64,
     ) -> Result<PortalRefusal, ServiceError> {
-        count_failed_auth(
+        credentials::count_failed_auth(
             self.ports.rate_limits.as_ref(),
             &self.ports.failed_auth,
             source,
@@ -428,29 +399,6 @@ impl Portal {
             )
             .await
     }
-}
-
-/// Counts a failed sign-in against the source address's failed-auth
-/// limit: [`PortalRefusal::SignInFailed`] while under it,
-/// [`PortalRefusal::TooManyAttempts`] over it. Both portals count here.
-pub(crate) async fn count_failed_auth(
-    rate_limits: &dyn RateLimitStore,
-    policy: &Policy,
-    source: Option<&str>,
-    now: i64,
-) -> Result<PortalRefusal, ServiceError> {
-    let Some(source) = source else {
-        return Ok(PortalRefusal::SignInFailed);
-    };
-    let count = rate_limits.hit(policy, &policy.bucket(source), now).await?;
-    let decision = policy.decide(count, now);
-    Ok(if decision.allowed {
-        PortalRefusal::SignInFailed
-    } else {
-        PortalRefusal::TooManyAttempts {
-            retry_after_secs: u32::try_from(decision.reset_secs).unwrap_or(u32::MAX),
-        }
-    })
 }
 
 #[cfg(test)]

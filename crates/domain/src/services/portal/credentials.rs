@@ -1,0 +1,128 @@
+//! The credential steps both portals take, written once: whether a link
+//! may set a password, checking and hashing a new password, finding the
+//! account a password opens (every failure as slow as a success), what a
+//! session cookie is worth now, and counting a failed sign-in against the
+//! source address.
+
+use crate::error::FieldError;
+use crate::portal::{LinkState, Lockout, TOUCH_EVERY_SECS, password_errors, session_live};
+use crate::ports::PasswordHasher;
+use crate::rate_limit::Policy;
+use crate::services::portal::NewPassword;
+use crate::services::{PortalRefusal, ServiceError};
+use crate::store::RateLimitStore;
+
+/// Refuses a link that cannot set a password.
+///
+/// # Errors
+/// [`PortalRefusal::LinkExpired`] or [`PortalRefusal::LinkUsed`].
+pub(crate) fn usable(state: LinkState) -> Result<(), ServiceError> {
+    match state {
+        LinkState::Usable => Ok(()),
+        LinkState::Expired => Err(PortalRefusal::LinkExpired.into()),
+        LinkState::Used | LinkState::Unknown => Err(PortalRefusal::LinkUsed.into()),
+    }
+}
+
+/// Checks the set-password form of the account `email` against the
+/// policy and hashes the password (Argon2id).
+///
+/// # Errors
+/// [`ServiceError::Invalid`] (`password`, `password_confirmation`).
+pub(crate) async fn new_password_hash(
+    hasher: &dyn PasswordHasher,
+    form: &NewPassword<'_>,
+    email: &str,
+) -> Result<String, ServiceError> {
+    let mut errors = password_errors(form.password, email);
+    if form.password != form.confirmation {
+        errors.push(FieldError::new(
+            "password_confirmation",
+            "must match the password",
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(ServiceError::Invalid(errors));
+    }
+    hasher
+        .hash(form.password)
+        .await
+        .map_err(|e| ServiceError::Internal(e.into()))
+}
+
+/// The first of `accounts` whose password is `password`, skipping those
+/// without a password or locked at `now`. When no account could be
+/// checked, a check against nothing still runs, so that timing tells
+/// nothing either.
+pub(crate) async fn opened_by<'a, T>(
+    hasher: &dyn PasswordHasher,
+    accounts: &'a [T],
+    password: &str,
+    now: i64,
+    credentials: impl Fn(&T) -> (Option<&str>, &Lockout),
+) -> Option<&'a T> {
+    let mut checked = false;
+    for account in accounts {
+        let (Some(phc), lockout) = credentials(account) else {
+            continue;
+        };
+        if lockout.locked(now) {
+            continue;
+        }
+        checked = true;
+        if hasher.verify(password, phc).await {
+            return Some(account);
+        }
+    }
+    if !checked {
+        let _ = hasher.verify(password, "").await;
+    }
+    None
+}
+
+/// What a stored session is worth at `now`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// It works; `touch` when its `seen_at` should be written again.
+    Live {
+        /// Write `seen_at` (at most once a minute).
+        touch: bool,
+    },
+    /// Idle or too old: end it.
+    Ended,
+}
+
+/// The fate of a session started at `created_at` and last seen at
+/// `seen_at`.
+pub(crate) const fn fate(created_at: i64, seen_at: i64, now: i64) -> Fate {
+    if session_live(created_at, seen_at, now) {
+        Fate::Live {
+            touch: now.saturating_sub(seen_at) >= TOUCH_EVERY_SECS,
+        }
+    } else {
+        Fate::Ended
+    }
+}
+
+/// Counts a failed sign-in against the source address's failed-auth
+/// limit: [`PortalRefusal::SignInFailed`] while under it,
+/// [`PortalRefusal::TooManyAttempts`] over it.
+pub(crate) async fn count_failed_auth(
+    rate_limits: &dyn RateLimitStore,
+    policy: &Policy,
+    source: Option<&str>,
+    now: i64,
+) -> Result<PortalRefusal, ServiceError> {
+    let Some(source) = source else {
+        return Ok(PortalRefusal::SignInFailed);
+    };
+    let count = rate_limits.hit(policy, &policy.bucket(source), now).await?;
+    let decision = policy.decide(count, now);
+    Ok(if decision.allowed {
+        PortalRefusal::SignInFailed
+    } else {
+        PortalRefusal::TooManyAttempts {
+            retry_after_secs: u32::try_from(decision.reset_secs).unwrap_or(u32::MAX),
+        }
+    })
+}
