@@ -325,6 +325,31 @@ async fn walk(browser: &Browser, dir: &Path, url: &str) {
     assert_eq!(count(browser, "//*[@id = 'shown-key']").await, 0);
     assert!(!browser.page_text().await.contains(&live));
 
+    // The checklist turns green from facts: (b) live mode enabled, (c)
+    // the agreements the operator records, (d) the live key just minted;
+    // (a) and (e) are still to do.
+    op.run(&["partner", "agreements", &prt, "--commercial", "done"]);
+    browser.open(&format!("{base}/partner/overview")).await;
+    let text = browser.page_text().await;
+    assert!(text.contains("3 of 5 steps done"), "{text}");
+    assert_eq!(
+        count(
+            browser,
+            "//ol[@class='golive']/li[span[@class='status completed']]"
+        )
+        .await,
+        3
+    );
+    assert_eq!(
+        count(
+            browser,
+            "//ol[@class='golive']/li[span[@class='status pending']]/strong[.='(a)' or .='(e)']"
+        )
+        .await,
+        2
+    );
+    look_at(browser, "overview-live", false, &mut found).await;
+
     // 5. Webhooks: a receiver that answers 500.
     let receiver = Receiver::start(&[], 500);
     browser.open(&format!("{base}/partner/webhooks")).await;
