@@ -291,6 +291,24 @@ pub fn lockout(to: &str, signin_url: &str) -> OutboundEmail {
     )
 }
 
+/// The notice that failed sign-ins locked a partner portal account for
+/// 15 minutes.
+#[must_use]
+pub fn partner_lockout(to: &str, signin_url: &str) -> OutboundEmail {
+    message(
+        EmailKind::Lockout,
+        to,
+        format!("Your {SERVICE_NAME} partner portal account is locked for 15 minutes"),
+        &[
+            "There were 5 failed sign-ins or two-factor codes for your partner portal account in 15 minutes, \
+           so it is locked for 15 minutes."
+                .to_owned(),
+        ],
+        Some(("Sign in again after that here", signin_url)),
+        &["If these attempts were not yours, ask an admin of your team for a new set-password link."],
+    )
+}
+
 /// The notice to a partner's portal admin that its live webhook endpoint
 /// failed every attempt for `hours` hours and was disabled.
 #[must_use]

@@ -368,6 +368,7 @@ impl Services {
             sealer: Arc::clone(&p.sealer),
             failed_auth,
             base_url: self.shared.public_base_url.as_str().into(),
+            mailbox: Mailbox::new(Arc::clone(&p.sealer)),
         })
     }
 

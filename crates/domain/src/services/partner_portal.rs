@@ -50,6 +50,8 @@ pub struct PartnerPortalPorts {
     pub failed_auth: Policy,
     /// `public_base_url`, no trailing slash.
     pub base_url: Arc<str>,
+    /// Queues the lockout email.
+    pub mailbox: crate::services::mailbox::Mailbox,
 }
 
 /// The partner portal's user service.
@@ -465,7 +467,11 @@ impl PartnerPortal {
             if lock.locked(now) {
                 continue;
             }
-            let _ = lock.fail(now);
+            let jobs = if lock.fail(now) {
+                self.lockout_email(user)
+            } else {
+                Vec::new()
+            };
             let audit = AuditEntry {
                 partner: user.partner.clone(),
                 at_ms: self.now_ms(),
@@ -476,10 +482,23 @@ impl PartnerPortal {
             };
             self.ports
                 .store
-                .save_lockout(&user.id, &lock, &[], Some(audit))
+                .save_lockout(&user.id, &lock, &jobs, Some(audit))
                 .await?;
         }
         Err(self.failed(ip, now).await?.into())
+    }
+
+    /// The email telling a user their account is locked (partner users
+    /// are real people in either mode, so it is always sent).
+    fn lockout_email(&self, user: &PartnerUser) -> Vec<crate::job::NewJob> {
+        let minter = Minter::new(self.ports.entropy.as_ref());
+        let scope = crate::scope::Scope::new(user.partner.clone(), Mode::Live);
+        let message = crate::email::partner_lockout(&user.email, &self.signin_url());
+        self.ports
+            .mailbox
+            .job(&minter, &scope, None, &message, self.now_ms())
+            .into_iter()
+            .collect()
     }
 
     async fn failed(&self, ip: Option<&str>, now: i64) -> Result<PortalRefusal, ServiceError> {

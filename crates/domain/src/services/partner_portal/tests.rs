@@ -84,15 +84,17 @@ fn service(store: MockPartnerUserStore, hasher: MockPasswordHasher) -> PartnerPo
     });
     let mut limits = MockRateLimitStore::new();
     limits.expect_hit().returning(|_, _, _| Ok(Some(1)));
+    let sealer = Arc::new(sealer);
     PartnerPortal::new(PartnerPortalPorts {
         store: Arc::new(store),
         rate_limits: Arc::new(limits),
         clock: Arc::new(clock),
         entropy: Arc::new(entropy),
         hasher: Arc::new(hasher),
-        sealer: Arc::new(sealer),
+        sealer: sealer.clone(),
         failed_auth: Policy::failed_auth(30),
         base_url: "https://partners.example.com".into(),
+        mailbox: crate::services::mailbox::Mailbox::new(sealer),
     })
 }
 
@@ -335,6 +337,34 @@ async fn a_wrong_password_counts_one_failure_with_its_audit_entry() {
         )
         .await
         .unwrap_err();
+    assert_eq!(refusal(&err), Some(PortalRefusal::SignInFailed));
+}
+
+#[tokio::test]
+async fn the_fifth_failure_locks_the_account_and_emails_its_address() {
+    let mut store = MockPartnerUserStore::new();
+    store.expect_users_by_email().returning(|_| {
+        let mut u = user(Role::Viewer, None);
+        u.lockout.failures = vec![NOW - 40, NOW - 30, NOW - 20, NOW - 10];
+        Ok(vec![u])
+    });
+    store
+        .expect_save_lockout()
+        .withf(|_, lock, jobs, _| {
+            lock.locked_until == Some(NOW + 15 * 60)
+                && jobs.len() == 1
+                && jobs[0].scope.partner == partner_id()
+                && matches!(&jobs[0].payload, crate::document::JobPayload::Email(e) if e.kind == "lockout")
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let mut hasher = MockPasswordHasher::new();
+    hasher.expect_verify().returning(|_, _| false);
+    let err = service(store, hasher)
+        .sign_in(None, "dev@broker.example", "wrong again", Some("10.0.0.1"))
+        .await
+        .unwrap_err();
+    // A locked account answers as a wrong password does.
     assert_eq!(refusal(&err), Some(PortalRefusal::SignInFailed));
 }
 

@@ -190,9 +190,14 @@ impl PartnerPortal {
             let audit = actor.entry(self.now_ms(), AuditAction::SignInFailed, "two-factor code");
             let mut lock = actor.user.lockout.clone();
             let locked = lock.fail(now);
+            let jobs = if locked {
+                self.lockout_email(&actor.user)
+            } else {
+                Vec::new()
+            };
             self.ports
                 .store
-                .save_lockout(&actor.user.id, &lock, &[], Some(audit))
+                .save_lockout(&actor.user.id, &lock, &jobs, Some(audit))
                 .await?;
             if locked && let Some(c) = cookie {
                 self.ports.store.end_session(&digest(c)).await?;
