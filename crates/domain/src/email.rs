@@ -315,7 +315,7 @@ pub fn partner_lockout(to: &str, signin_url: &str) -> OutboundEmail {
 pub fn endpoint_disabled(
     to: &str,
     endpoint: &str,
-    hours: u32,
+    hours: f64,
     webhooks_url: &str,
 ) -> OutboundEmail {
     message(

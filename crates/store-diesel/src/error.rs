@@ -54,6 +54,8 @@ pub(crate) fn db(e: DieselError) -> StoreError {
             } else if text.contains("enrollments_group_id") || text.contains("enrollments.group_id")
             {
                 StoreError::Conflict(Conflict::AlreadyEnrolled)
+            } else if text.contains("partner_users_email") || text.contains("partner_users.email") {
+                StoreError::Conflict(Conflict::UserTaken)
             } else {
                 StoreError::Conflict(Conflict::IdTaken)
             }

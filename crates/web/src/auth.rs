@@ -15,7 +15,7 @@ use serde::Deserialize;
 use crate::PortalState;
 use crate::errors::PageError;
 use crate::session::{clear_cookie, cookie_of, csrf_ok, session_cookie, set_cookie};
-use crate::view::{Chrome, Field, Message, html, place_errors};
+use crate::view::{Chrome, Field, Message, html, place_errors, sentence};
 
 /// What a sign-in page says when a form came without its session.
 const EXPIRED: &str = "Your session expired. Please try again.";
@@ -145,10 +145,9 @@ pub(crate) async fn sign_in(
             set_cookie(&mut res, &signed.cookie, state.secure_cookies);
             Ok(res.finish())
         }
-        Err(ServiceError::Portal(r @ PortalRefusal::SignInFailed)) => Ok(refused(
-            StatusCode::UNAUTHORIZED,
-            format!("{}.", capitalized(&r.to_string())),
-        )),
+        Err(ServiceError::Portal(r @ PortalRefusal::SignInFailed)) => {
+            Ok(refused(StatusCode::UNAUTHORIZED, sentence(&r.to_string())))
+        }
         Err(ServiceError::Portal(PortalRefusal::TooManyAttempts { retry_after_secs })) => {
             let mut res = refused(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -161,14 +160,6 @@ pub(crate) async fn sign_in(
         }
         Err(e) => Err(e.into()),
     }
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 #[derive(Deserialize)]

@@ -22,14 +22,13 @@ use actix_web::dev::Payload;
 use actix_web::http::StatusCode;
 use actix_web::http::header::LOCATION;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
-use askama::Template;
 use domain::mode::Mode;
 use domain::services::ServiceError;
 use domain::services::partner_portal::{Actor, Console};
 
 use crate::errors::PageError;
 use crate::session::{PARTNER, csrf_ok};
-use crate::view::{Chrome, html};
+use crate::view::{Chrome, sentence};
 
 /// What the partner portal's pages share.
 #[derive(Clone)]
@@ -184,23 +183,8 @@ pub(crate) fn refusal(e: &ServiceError) -> Option<(StatusCode, String)> {
     }
 }
 
-/// A message as a sentence: capitalized, with a full stop.
-pub(crate) fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default();
-    if !out.ends_with('.') {
-        out.push('.');
-    }
-    out
-}
-
-/// Renders `page` with `status`.
-pub(crate) fn render(status: StatusCode, page: &impl Template) -> HttpResponse {
-    html(status, page)
-}
+/// Renders a page with its status.
+pub(crate) use crate::view::html as render;
 
 /// Unix seconds as `2026-11-29 09:07 UTC`.
 pub(crate) fn when(unix_secs: i64) -> String {

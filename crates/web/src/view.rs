@@ -131,6 +131,20 @@ pub struct FormView {
     pub fields: Vec<Field>,
 }
 
+/// A message as a sentence: capitalized, with a full stop.
+#[must_use]
+pub fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut out: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
+}
+
 /// The answer for a rendered template.
 #[must_use]
 pub fn html(status: StatusCode, page: &impl Template) -> HttpResponse {

@@ -463,29 +463,45 @@ impl PartnerPortal {
             });
         }
         for user in users.iter().filter(|u| u.password_hash.is_some()) {
-            let mut lock = user.lockout.clone();
-            if lock.locked(now) {
-                continue;
-            }
-            let jobs = if lock.fail(now) {
-                self.lockout_email(user)
-            } else {
-                Vec::new()
-            };
-            let audit = AuditEntry {
-                partner: user.partner.clone(),
-                at_ms: self.now_ms(),
-                user: user.email.clone(),
-                ip: ip.map(str::to_owned),
-                action: AuditAction::SignInFailed,
-                target: "password".to_owned(),
-            };
-            self.ports
-                .store
-                .save_lockout(&user.id, &lock, &jobs, Some(audit))
-                .await?;
+            self.count_failure(user, ip, "password", now).await?;
         }
         Err(self.failed(ip, now).await?.into())
+    }
+
+    /// Counts a wrong password or code against `user`'s lockout (5 in 15
+    /// minutes lock it for 15 minutes), with its audit entry and, when it
+    /// locks, the lockout email; whether it locked. A locked account is
+    /// left as it is.
+    async fn count_failure(
+        &self,
+        user: &PartnerUser,
+        ip: Option<&str>,
+        what: &str,
+        now: i64,
+    ) -> Result<bool, ServiceError> {
+        let mut lock = user.lockout.clone();
+        if lock.locked(now) {
+            return Ok(false);
+        }
+        let locked = lock.fail(now);
+        let jobs = if locked {
+            self.lockout_email(user)
+        } else {
+            Vec::new()
+        };
+        let audit = AuditEntry {
+            partner: user.partner.clone(),
+            at_ms: self.now_ms(),
+            user: user.email.clone(),
+            ip: ip.map(str::to_owned),
+            action: AuditAction::SignInFailed,
+            target: what.to_owned(),
+        };
+        self.ports
+            .store
+            .save_lockout(&user.id, &lock, &jobs, Some(audit))
+            .await?;
+        Ok(locked)
     }
 
     /// The email telling a user their account is locked (partner users

@@ -24,7 +24,7 @@ use super::partner_user_rows::{
 };
 use super::shared::{insert_jobs, job_rows};
 use super::{Conn, Store};
-use crate::error::{TxError, corrupt, db};
+use crate::error::{TxError, db};
 use crate::schema::{
     partner_audit as audit, partner_recovery_codes as codes, partner_sessions as sessions,
     partner_user_links as links, partner_users as users, partners,
@@ -54,16 +54,8 @@ impl PartnerUserStore for Store {
             if partner.is_none() {
                 return Err(not_found());
             }
-            let taken: Option<String> = users::table
-                .filter(users::partner_id.eq(user.partner.as_str()))
-                .filter(users::email.eq(&user.email))
-                .select(users::id)
-                .first(c)
-                .await
-                .optional()?;
-            if taken.is_some() {
-                return Err(TxError::Store(StoreError::Conflict(Conflict::UserTaken)));
-            }
+            // A second user with the address breaks the unique index
+            // `partner_users_email`: `Conflict::UserTaken` (see `db`).
             diesel::insert_into(users::table)
                 .values((
                     users::id.eq(user.id.as_str()),
@@ -441,7 +433,7 @@ impl PartnerUserStore for Store {
             user,
             second_factor_pending: pending,
             csrf,
-            mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
+            mode: crate::rows::mode(&mode)?,
             created_at,
             seen_at,
         }))
@@ -449,45 +441,61 @@ impl PartnerUserStore for Store {
 
     async fn touch_session(&self, id_hash: &str, now: i64) -> StoreResult<()> {
         let mut conn = self.conn().await?;
-        diesel::update(sessions::table.find(id_hash))
-            .set(sessions::seen_at.eq(now))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(self, conn, async |c: &mut Conn| {
+            diesel::update(sessions::table.find(id_hash))
+                .set(sessions::seen_at.eq(now))
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
         Ok(())
     }
 
     async fn set_session_mode(&self, id_hash: &str, mode: Mode) -> StoreResult<()> {
         let mut conn = self.conn().await?;
-        diesel::update(sessions::table.find(id_hash))
-            .set(sessions::mode.eq(mode.as_str()))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(self, conn, async |c: &mut Conn| {
+            diesel::update(sessions::table.find(id_hash))
+                .set(sessions::mode.eq(mode.as_str()))
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
         Ok(())
     }
 
     async fn end_session(&self, id_hash: &str) -> StoreResult<()> {
         let mut conn = self.conn().await?;
-        diesel::delete(sessions::table.find(id_hash))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let conn: &mut Conn = &mut conn;
+        write_tx!(self, conn, async |c: &mut Conn| {
+            diesel::delete(sessions::table.find(id_hash))
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(())
+        })
+        .await?;
         Ok(())
     }
 
     async fn purge_user_sessions(&self, idle_before: i64, started_before: i64) -> StoreResult<u64> {
         let mut conn = self.conn().await?;
-        let n = diesel::delete(
-            sessions::table.filter(
-                sessions::seen_at
-                    .lt(idle_before)
-                    .or(sessions::created_at.lt(started_before)),
-            ),
-        )
-        .execute(&mut *conn)
-        .await
-        .map_err(db)?;
+        let conn: &mut Conn = &mut conn;
+        let n = write_tx!(self, conn, async |c: &mut Conn| {
+            let n = diesel::delete(
+                sessions::table.filter(
+                    sessions::seen_at
+                        .lt(idle_before)
+                        .or(sessions::created_at.lt(started_before)),
+                ),
+            )
+            .execute(c)
+            .await?;
+            Ok::<_, TxError>(n)
+        })
+        .await?;
         Ok(u64::try_from(n).unwrap_or(u64::MAX))
     }
 
@@ -525,10 +533,14 @@ impl PartnerUserStore for Store {
 
     async fn purge_audit(&self, before_ms: i64) -> StoreResult<u64> {
         let mut conn = self.conn().await?;
-        let n = diesel::delete(audit::table.filter(audit::created_at.lt(before_ms)))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let conn: &mut Conn = &mut conn;
+        let n = write_tx!(self, conn, async |c: &mut Conn| {
+            let n = diesel::delete(audit::table.filter(audit::created_at.lt(before_ms)))
+                .execute(c)
+                .await?;
+            Ok::<_, TxError>(n)
+        })
+        .await?;
         Ok(u64::try_from(n).unwrap_or(u64::MAX))
     }
 }

@@ -508,11 +508,7 @@ pub(super) async fn enrol(
         .confirm_enrolment(&member.actor, &form.sealed, &form.code)
         .await
     {
-        Ok(codes) => {
-            let mut member = member;
-            member.actor.user.totp_sealed = Some(String::new());
-            security(&state, &member, StatusCode::OK, codes, None).await
-        }
+        Ok(codes) => security(&state, &member, StatusCode::OK, codes, None).await,
         Err(e) => match refusal(&e) {
             Some((status, text)) => security(&state, &member, status, Vec::new(), Some(text)).await,
             None => Err(e.into()),

@@ -138,7 +138,7 @@ async fn keys_page(
     error: Option<String>,
 ) -> Result<HttpResponse, PageError> {
     let records = state.console.keys(&member.actor).await?;
-    let facts = state.console.overview(&member.actor).await?;
+    let partner = state.console.partner(&member.actor).await?;
     let live_active = records
         .iter()
         .any(|k| k.mode == Mode::Live && k.is_active());
@@ -159,7 +159,7 @@ async fn keys_page(
         frame: Frame::of(member, "API keys", "/partner/keys").error(error),
         admin: member.admin(),
         keys: rows,
-        live_enabled: facts.partner.live_enabled,
+        live_enabled: partner.live_enabled,
         live_active,
         shown,
     };
@@ -278,7 +278,6 @@ pub(super) async fn groups(
 ) -> Result<HttpResponse, PageError> {
     let page = page_of("groups", query.cursor.as_deref());
     let found = state.console.groups(&member.actor, &page).await?;
-    let text = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
     let page = Groups {
         frame: Frame::of(&member, "Groups", "/partner/groups"),
         groups: found
@@ -300,10 +299,10 @@ pub(super) async fn groups(
                 (
                     g.company_name,
                     g.id.to_string(),
-                    text(serde_json::to_value(g.status).unwrap_or_default()),
+                    g.status.as_str().to_owned(),
                     g.company_state
-                        .map(|s| text(serde_json::to_value(s).unwrap_or_default()))
-                        .unwrap_or_else(|| "not provisioned".to_owned()),
+                        .map_or("not provisioned", |s| s.as_str())
+                        .to_owned(),
                     g.census_member_count,
                     onboarding,
                     when(g.created_at),
@@ -495,7 +494,7 @@ pub(super) async fn embed_origins(
     state: web::Data<PartnerState>,
     member: Member,
 ) -> Result<HttpResponse, PageError> {
-    let partner = state.console.overview(&member.actor).await?.partner;
+    let partner = state.console.partner(&member.actor).await?;
     let page = EmbedOrigins {
         frame: Frame::of(&member, "Embed origins", "/partner/embed-origins"),
         admin: member.admin(),
@@ -530,7 +529,7 @@ pub(super) async fn save_embed_origins(
         Ok(_) => Ok(see_other("/partner/embed-origins")),
         Err(e) => {
             let (status, text) = failed(e)?;
-            let partner = state.console.overview(&member.actor).await?.partner;
+            let partner = state.console.partner(&member.actor).await?;
             let page = EmbedOrigins {
                 frame: Frame::of(&member, "Embed origins", "/partner/embed-origins")
                     .error(Some(text)),

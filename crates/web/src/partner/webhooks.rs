@@ -138,11 +138,7 @@ pub(super) async fn index(
     member: Member,
     query: web::Query<CursorQuery>,
 ) -> Result<HttpResponse, PageError> {
-    let flash = None;
-    let extra = Extra {
-        flash,
-        ..Extra::default()
-    };
+    let extra = Extra::default();
     webhooks_page(
         &state,
         &member,

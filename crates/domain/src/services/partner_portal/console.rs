@@ -123,6 +123,14 @@ impl Console {
         })
     }
 
+    /// The actor's partner.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn partner(&self, actor: &Actor) -> Result<Partner, ServiceError> {
+        self.ports.partners.partner(&actor.user.partner).await
+    }
+
     /// The partner's keys, newest first (never a plaintext).
     ///
     /// # Errors
@@ -162,7 +170,7 @@ impl Console {
         replace: bool,
     ) -> Result<MintedKey, ServiceError> {
         actor.admin_with_two_factor()?;
-        let partner = self.ports.partners.partner(&actor.user.partner).await?;
+        let partner = self.partner(actor).await?;
         if !partner.live_enabled {
             return Err(PartnerRefusal::LiveModeDisabled.into());
         }

@@ -186,18 +186,9 @@ impl PartnerPortal {
                 .await?;
         if !by_totp && !by_recovery {
             // A wrong code counts against the account as a wrong password
-            // does (5 in 15 minutes lock it), and against the address.
-            let audit = actor.entry(self.now_ms(), AuditAction::SignInFailed, "two-factor code");
-            let mut lock = actor.user.lockout.clone();
-            let locked = lock.fail(now);
-            let jobs = if locked {
-                self.lockout_email(&actor.user)
-            } else {
-                Vec::new()
-            };
-            self.ports
-                .store
-                .save_lockout(&actor.user.id, &lock, &jobs, Some(audit))
+            // does, and against the address.
+            let locked = self
+                .count_failure(&actor.user, ip, "two-factor code", now)
                 .await?;
             if locked && let Some(c) = cookie {
                 self.ports.store.end_session(&digest(c)).await?;

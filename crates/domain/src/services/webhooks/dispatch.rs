@@ -289,8 +289,6 @@ impl Webhooks {
         let users = self.users.users(&endpoint.scope.partner).await?;
         let minter = Minter::new(self.entropy.as_ref());
         let hours = self.settings.disable_after_hours;
-        // Whole hours for the text (the setting is a number of hours).
-        let hours = format!("{hours:.0}").parse::<u32>().unwrap_or(120);
         let link = format!("{}/partner/webhooks", self.base_url);
         Ok(users
             .iter()
