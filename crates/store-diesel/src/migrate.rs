@@ -1,18 +1,47 @@
 //! Embedded migrations for both backends, applied by `partner-api migrate`
 //! and at the start of `serve`, and reverted (every migration has a
-//! working `down`) by the migration tests.
+//! working `down`) by the migration tests. A migration whose SQL is the
+//! same on both backends is written once, under `migrations/shared`; only
+//! the few that differ (BLOB/BYTEA, an unlogged table) have a copy per
+//! backend. [`Layered`] gives each backend its whole ordered list.
 
 use diesel::Connection as _;
+use diesel::backend::Backend;
+use diesel::migration::{Migration, MigrationSource};
 use diesel::sqlite::SqliteConnection;
 use diesel_async::{AsyncConnection as _, AsyncMigrationHarness, AsyncPgConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::Database;
 
+/// The migrations whose SQL both backends run.
+const SHARED: EmbeddedMigrations = embed_migrations!("../../migrations/shared");
 /// The SQLite migrations.
-pub const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+pub const SQLITE: Layered = Layered {
+    shared: SHARED,
+    own: embed_migrations!("../../migrations/sqlite"),
+};
 /// The PostgreSQL migrations.
-pub const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+pub const POSTGRES: Layered = Layered {
+    shared: SHARED,
+    own: embed_migrations!("../../migrations/postgres"),
+};
+
+/// One backend's migrations: the shared ones and the backend's own, in
+/// version order (the two sets never name the same version).
+pub struct Layered {
+    shared: EmbeddedMigrations,
+    own: EmbeddedMigrations,
+}
+
+impl<DB: Backend> MigrationSource<DB> for &Layered {
+    fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
+        let mut all = MigrationSource::<DB>::migrations(&self.shared)?;
+        all.extend(MigrationSource::<DB>::migrations(&self.own)?);
+        all.sort_unstable_by(|a, b| a.name().version().cmp(&b.name().version()));
+        Ok(all)
+    }
+}
 
 /// Why migrating failed.
 #[derive(Debug, thiserror::Error)]
@@ -104,7 +133,7 @@ async fn schema(db: &Database, direction: Direction) -> Result<Vec<String>, Migr
                     crate::sqlite::PRAGMAS,
                 )
                 .map_err(|e| MigrateError::Connect(e.to_string()))?;
-                apply(&mut conn, SQLITE, direction)
+                apply(&mut conn, &SQLITE, direction)
             })
             .await
             .map_err(|e| MigrateError::Migration(e.to_string()))?
@@ -115,7 +144,7 @@ async fn schema(db: &Database, direction: Direction) -> Result<Vec<String>, Migr
                 .map_err(|e| MigrateError::Connect(e.to_string()))?;
             tokio::task::spawn_blocking(move || {
                 let mut harness = AsyncMigrationHarness::new(conn);
-                apply(&mut harness, POSTGRES, direction)
+                apply(&mut harness, &POSTGRES, direction)
             })
             .await
             .map_err(|e| MigrateError::Migration(e.to_string()))?
@@ -125,7 +154,7 @@ async fn schema(db: &Database, direction: Direction) -> Result<Vec<String>, Migr
 
 fn apply<B: diesel::backend::Backend, H: MigrationHarness<B>>(
     harness: &mut H,
-    migrations: EmbeddedMigrations,
+    migrations: &Layered,
     direction: Direction,
 ) -> Result<Vec<String>, MigrateError> {
     let versions = match direction {

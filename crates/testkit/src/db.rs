@@ -137,14 +137,17 @@ pub async fn postgres() -> Option<TestDb> {
 /// `migrate` applies).
 #[must_use]
 pub fn sqlite_migrations() -> usize {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations/sqlite");
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
-                .count()
+    ["shared", "sqlite"]
+        .iter()
+        .map(|set| {
+            let dir = format!("{}/../../migrations/{set}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read_dir(dir).map_or(0, |entries| {
+                entries
+                    .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
+                    .count()
+            })
         })
-        .unwrap_or(0)
+        .sum()
 }
 
 /// One row of [`texts`].

@@ -1,2 +1,0 @@
-DROP INDEX jobs_latest;
-ALTER TABLE jobs DROP COLUMN result;

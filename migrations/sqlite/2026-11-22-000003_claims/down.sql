@@ -1,1 +1,0 @@
-DROP TABLE claims_aggregates;

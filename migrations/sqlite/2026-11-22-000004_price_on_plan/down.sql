@@ -1,3 +1,0 @@
-DROP INDEX quotes_request;
-ALTER TABLE quotes DROP COLUMN request_digest;
-ALTER TABLE quotes DROP COLUMN kind;

@@ -1,2 +1,0 @@
--- Nothing to revert: readers accept both forms.
-SELECT 1;

@@ -1,2 +1,0 @@
-ALTER TABLE enrollments DROP COLUMN onboarding_revision;
-ALTER TABLE enrollments DROP COLUMN onboarding;

@@ -1,3 +1,0 @@
-DROP TABLE portal_sessions;
-DROP TABLE portal_links;
-DROP TABLE portal_accounts;

@@ -1,3 +1,0 @@
-ALTER TABLE quotes DROP COLUMN acceptance;
-ALTER TABLE partners DROP COLUMN embed_origins;
-DROP TABLE embed_sessions;
