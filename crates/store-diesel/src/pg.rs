@@ -17,12 +17,18 @@ use crate::error::db;
 pub(crate) type Conn = AsyncPgConnection;
 pub(crate) type Store = PgStore;
 
+/// A future running `$body` (an `async |c: &mut Conn|` closure) in one
+/// transaction on a connection of `$store`'s pool; its output is a
+/// `StoreResult`.
 macro_rules! write_tx {
-    ($store:expr, $conn:expr, $body:expr) => {{
-        use diesel_async::AsyncConnection as _;
-        let _ = &$store;
-        $conn.transaction($body)
-    }};
+    ($store:expr, $body:expr) => {
+        async {
+            use diesel_async::AsyncConnection as _;
+            let mut conn = $store.conn().await?;
+            let conn: &mut Conn = &mut conn;
+            Ok::<_, domain::store::StoreError>(conn.transaction($body).await?)
+        }
+    };
 }
 
 /// Whether the nullable `owner_id` column `$col` names `$owner` (an

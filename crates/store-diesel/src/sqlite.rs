@@ -16,14 +16,19 @@ use domain::store::{RateLimitStore, StoreError, StoreResult};
 pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection>;
 pub(crate) type Store = SqliteStore;
 
+/// A future running `$body` (an `async |c: &mut Conn|` closure) in one
+/// IMMEDIATE transaction on a connection of `$store`'s pool; its output
+/// is a `StoreResult`.
 macro_rules! write_tx {
-    ($store:expr, $conn:expr, $body:expr) => {
+    ($store:expr, $body:expr) => {
         async {
+            let mut conn = $store.conn().await?;
+            let conn: &mut Conn = &mut conn;
             // One writer at a time in this process: SQLite admits one
             // anyway, and queueing here is fair and immediate, where its
             // busy handler polls with sleeps of up to 100 ms.
             let _writer = $store.writer.lock().await;
-            $conn.immediate_transaction($body).await
+            Ok::<_, domain::store::StoreError>(conn.immediate_transaction($body).await?)
         }
     };
 }

@@ -169,10 +169,8 @@ impl CensusStore for Store {
         scope: &Scope,
         write: &CensusWrite,
     ) -> StoreResult<CensusOutcome> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let gid = write.group_id.to_string();
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+                let gid = write.group_id.to_string();
+        Ok(write_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             let existing: Vec<(String, Option<String>, Option<String>, i64)> = members::table
                 .filter(members::group_id.eq(&gid))
@@ -300,10 +298,8 @@ impl CensusStore for Store {
     }
 
     async fn add_member(&self, scope: &Scope, write: &MemberWrite) -> StoreResult<StoredMember> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let gid = write.group_id.to_string();
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+                let gid = write.group_id.to_string();
+        Ok(write_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             if key_taken(c, &gid, &write.member, "").await? {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::MemberTaken)));
@@ -336,11 +332,9 @@ impl CensusStore for Store {
     }
 
     async fn update_member(&self, scope: &Scope, write: &MemberWrite) -> StoreResult<StoredMember> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let gid = write.group_id.to_string();
+                let gid = write.group_id.to_string();
         let id = write.id.to_string();
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+        Ok(write_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             let old: MemberRow = members::table
                 .filter(members::id.eq(&id))
@@ -422,10 +416,8 @@ impl CensusStore for Store {
         now: i64,
     ) -> StoreResult<()> {
         let job_rows = job_rows(jobs)?;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let gid = group.to_string();
-        write_tx!(self, conn, async |c: &mut Conn| {
+                let gid = group.to_string();
+        write_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             for (id, state) in states {
                 let mut row = MemberRow::blank();

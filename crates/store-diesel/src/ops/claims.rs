@@ -22,10 +22,8 @@ impl ClaimsStore for Store {
         group: &GroupId,
         rows: &[ClaimsAggregate],
     ) -> StoreResult<u32> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let gid = group.to_string();
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+                let gid = group.to_string();
+        Ok(write_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             for r in rows {
                 // Replace the month's category, whatever was there.

@@ -115,9 +115,7 @@ pub(crate) async fn advance(
 impl GroupStore for Store {
     async fn insert_group(&self, group: &Group) -> StoreResult<()> {
         let row = GroupRow::new(group)?;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| insert_row(c, &row).await).await?;
+                write_tx!(self, async |c: &mut Conn| insert_row(c, &row).await).await?;
         Ok(())
     }
 
@@ -129,9 +127,7 @@ impl GroupStore for Store {
     ) -> StoreResult<Option<Group>> {
         let row = GroupRow::new(group)?;
         let scope = Scope::new(group.partner_id.clone(), group.mode);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let found = write_tx!(self, conn, async |c: &mut Conn| {
+                let found = write_tx!(self, async |c: &mut Conn| {
             let mine = creation_keys::table
                 .filter(creation_keys::partner_id.eq(&row.partner_id))
                 .filter(creation_keys::mode.eq(&row.mode))
@@ -188,9 +184,7 @@ impl GroupStore for Store {
 
     async fn update_group(&self, scope: &Scope, group: &Group) -> StoreResult<()> {
         let row = GroupRow::new(group)?;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let current = lock_group(c, scope, &row.id).await?;
             if current.domain != row.domain
                 && domain_held(c, &row.mode, &row.domain, &row.id).await?
@@ -224,9 +218,7 @@ impl GroupStore for Store {
         events: &[NewEvent],
         now: i64,
     ) -> StoreResult<Group> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+                Ok(write_tx!(self, async |c: &mut Conn| {
             let group = advance(c, scope, id.as_str(), status, company_state, now).await?;
             append_events(c, events, now.saturating_mul(1000)).await?;
             Ok::<_, TxError>(group)

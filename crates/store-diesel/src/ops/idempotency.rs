@@ -46,9 +46,7 @@ impl IdempotencyStore for Store {
         let mode = scope.mode.as_str();
         let owner = self.owner.as_ref().map(ProcessId::as_str);
         let now_ms = now.saturating_mul(1000);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+                Ok(write_tx!(self, async |c: &mut Conn| {
             let key_filter = idem::table
                 .filter(idem::partner_id.eq(&partner))
                 .filter(idem::mode.eq(mode))
@@ -176,9 +174,7 @@ impl IdempotencyStore for Store {
         let me = self.owner.as_ref().map_or("", ProcessId::as_str);
         let now_ms = now.saturating_mul(1000);
         let cutoff = now.saturating_sub(REPLAY_WINDOW_SECS);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             // An in-flight record goes only when its request cannot be
             // running any more: begun before the window and owned by no
             // process, or by a dead one (never by this process).

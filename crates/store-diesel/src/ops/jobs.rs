@@ -52,9 +52,7 @@ impl JobStore for Store {
     ) -> StoreResult<Option<Job>> {
         let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         let owner = self.owner.as_ref().map(ProcessId::as_str);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let row = write_tx!(self, conn, async |c: &mut Conn| {
+                let row = write_tx!(self, async |c: &mut Conn| {
             let Some(id) = claim_job_id(c, &kinds, now_ms, owner.unwrap_or("")).await? else {
                 return Ok(None);
             };
@@ -91,9 +89,7 @@ impl JobStore for Store {
             .max()
             .unwrap_or(0)
             .saturating_mul(1000);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+                Ok(write_tx!(self, async |c: &mut Conn| {
             // The claim holds while the job is running under this attempt;
             // on PostgreSQL the condition is re-checked after any lock wait,
             // so a supersede or a re-claim that commits first wins.
@@ -151,13 +147,11 @@ impl JobStore for Store {
         retry_at_ms: Option<i64>,
         error: &str,
     ) -> StoreResult<bool> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let (state, run_after) = match retry_at_ms {
+                let (state, run_after) = match retry_at_ms {
             Some(at) => (JobState::Queued, Some(at)),
             None => (JobState::Failed, None),
         };
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+        Ok(write_tx!(self, async |c: &mut Conn| {
             let target = jobs::table
                 .filter(jobs::id.eq(id.as_str()))
                 .filter(jobs::state.eq(JobState::Running.as_str()))

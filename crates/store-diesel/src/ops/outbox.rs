@@ -44,9 +44,7 @@ pub(crate) async fn append_events(
 #[async_trait]
 impl OutboxStore for Store {
     async fn append(&self, list: &[NewEvent], now_ms: i64) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| append_events(
+                write_tx!(self, async |c: &mut Conn| append_events(
             c, list, now_ms
         )
         .await)
@@ -62,9 +60,7 @@ impl OutboxStore for Store {
     ) -> StoreResult<()> {
         let mut row = EventRow::new(event, now_ms)?;
         row.locked_until_ms = Some(lease_until_ms);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             insert_events(c, vec![row]).await?;
             Ok::<_, TxError>(())
         })
@@ -78,9 +74,7 @@ impl OutboxStore for Store {
         lease_ms: i64,
         limit: u32,
     ) -> StoreResult<Vec<Event>> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let rows = write_tx!(self, conn, async |c: &mut Conn| {
+                let rows = write_tx!(self, async |c: &mut Conn| {
             let ids = claim_event_ids(c, now_ms, i64::from(limit)).await?;
             if ids.is_empty() {
                 return Ok(Vec::new());
@@ -144,10 +138,8 @@ impl OutboxStore for Store {
         if records.is_empty() {
             return Ok(Vec::new());
         }
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        // Every outcome of the batch and its log row in one transaction.
-        let recorded = write_tx!(self, conn, async |c: &mut Conn| {
+                // Every outcome of the batch and its log row in one transaction.
+        let recorded = write_tx!(self, async |c: &mut Conn| {
             let mut recorded = Vec::with_capacity(records.len());
             let mut logs = Vec::new();
             for r in &records {
@@ -179,9 +171,7 @@ impl OutboxStore for Store {
     }
 
     async fn resend(&self, scope: &Scope, id: &EventId, now_ms: i64) -> StoreResult<Event> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let row = write_tx!(self, conn, async |c: &mut Conn| {
+                let row = write_tx!(self, async |c: &mut Conn| {
             let row: Option<EventRow> = events::table
                 .filter(events::id.eq(id.as_str()))
                 .filter(events::partner_id.eq(scope.partner.as_str()))
@@ -233,9 +223,7 @@ impl OutboxStore for Store {
             .filter(|t| **t != EventType::Ping)
             .map(|t| t.as_str())
             .collect();
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(
                 events::table
                     .filter(events::partner_id.eq(scope.partner.as_str()))

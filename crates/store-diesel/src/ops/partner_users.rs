@@ -42,9 +42,7 @@ impl PartnerUserStore for Store {
         link: &UserLink,
         entry: Option<AuditEntry>,
     ) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let partner: Option<String> = partners::table
                 .find(user.partner.as_str())
                 .select(partners::id)
@@ -78,9 +76,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn insert_link(&self, link: &UserLink) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let user: Option<String> = users::table
                 .find(link.user.as_str())
                 .select(users::id)
@@ -126,9 +122,7 @@ impl PartnerUserStore for Store {
         user: &UserId,
         entry: Option<AuditEntry>,
     ) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let n = diesel::delete(
                 users::table
                     .filter(users::id.eq(user.as_str()))
@@ -192,9 +186,7 @@ impl PartnerUserStore for Store {
         entry: AuditEntry,
     ) -> StoreResult<()> {
         let now = session.created_at;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let user: Option<String> = links::table
                 .filter(links::token_hash.eq(token_hash))
                 .select(links::user_id)
@@ -261,9 +253,7 @@ impl PartnerUserStore for Store {
     ) -> StoreResult<()> {
         let rows = job_rows(jobs)?;
         let failures = lockout.failures_stored();
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(users::table.find(user.as_str()))
                 .set((
                     users::failures.eq(&failures),
@@ -292,9 +282,7 @@ impl PartnerUserStore for Store {
         recovery_digests: &[String],
         entry: AuditEntry,
     ) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(users::table.find(user.as_str()))
                 .set((
                     users::totp_sealed.eq(sealed),
@@ -321,9 +309,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn accept_step(&self, user: &UserId, step: i64) -> StoreResult<bool> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(
                 users::table.find(user.as_str()).filter(
                     users::totp_last_step
@@ -341,9 +327,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn use_recovery_code(&self, user: &UserId, digest: &str, now: i64) -> StoreResult<bool> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(
                 codes::table
                     .filter(codes::user_id.eq(user.as_str()))
@@ -377,9 +361,7 @@ impl PartnerUserStore for Store {
         replaces: Option<String>,
         entry: Option<AuditEntry>,
     ) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             if let Some(old) = &replaces {
                 diesel::delete(sessions::table.filter(sessions::id_hash.eq(old)))
                     .execute(c)
@@ -440,9 +422,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn touch_session(&self, id_hash: &str, now: i64) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             diesel::update(sessions::table.find(id_hash))
                 .set(sessions::seen_at.eq(now))
                 .execute(c)
@@ -454,9 +434,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn set_session_mode(&self, id_hash: &str, mode: Mode) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             diesel::update(sessions::table.find(id_hash))
                 .set(sessions::mode.eq(mode.as_str()))
                 .execute(c)
@@ -468,9 +446,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn end_session(&self, id_hash: &str) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             diesel::delete(sessions::table.find(id_hash))
                 .execute(c)
                 .await?;
@@ -481,9 +457,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn purge_user_sessions(&self, idle_before: i64, started_before: i64) -> StoreResult<u64> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::delete(
                 sessions::table.filter(
                     sessions::seen_at
@@ -500,9 +474,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn audit(&self, entry: &AuditEntry) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| write_audit(c, entry).await).await?;
+                write_tx!(self, async |c: &mut Conn| write_audit(c, entry).await).await?;
         Ok(())
     }
 
@@ -532,9 +504,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn purge_audit(&self, before_ms: i64) -> StoreResult<u64> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::delete(audit::table.filter(audit::created_at.lt(before_ms)))
                 .execute(c)
                 .await?;

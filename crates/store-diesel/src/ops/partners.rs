@@ -141,12 +141,10 @@ impl PartnerStore for Store {
     }
 
     async fn insert_key(&self, key: &KeyRecord, rotate: bool, now: i64) -> StoreResult<Vec<KeyId>> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let row = KeyRow::new(key);
+                let row = KeyRow::new(key);
         let partner = key.partner_id.to_string();
         let live = key.mode == Mode::Live;
-        let revoked = write_tx!(self, conn, async |c: &mut Conn| {
+        let revoked = write_tx!(self, async |c: &mut Conn| {
             load_partner(c, &partner).await?;
             let mut revoked = Vec::new();
             if live {
@@ -225,9 +223,7 @@ impl PartnerStore for Store {
     }
 
     async fn revoke_key(&self, id: &KeyId, now: i64) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let revoked: Option<Option<i64>> = api_keys::table
                 .find(id.as_str())
                 .select(api_keys::revoked_at)

@@ -138,9 +138,7 @@ async fn insert_session(c: &mut Conn, s: &NewSession) -> Result<(), TxError> {
 impl PortalStore for Store {
     async fn insert_link(&self, scope: &Scope, link: &NewLink, jobs: &[NewJob]) -> StoreResult<()> {
         let rows = job_rows(jobs)?;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let mine: Option<String> = enrollments::table
                 .filter(enrollments::id.eq(link.enrollment_id.as_str()))
                 .filter(enrollments::partner_id.eq(scope.partner.as_str()))
@@ -199,9 +197,7 @@ impl PortalStore for Store {
         replaces: Option<String>,
         now: i64,
     ) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let enrollment: Option<String> = portal_links::table
                 .filter(portal_links::token_hash.eq(token_hash))
                 .select(portal_links::enrollment_id)
@@ -288,9 +284,7 @@ impl PortalStore for Store {
     ) -> StoreResult<()> {
         let rows = job_rows(jobs)?;
         let failures = lockout.failures_stored();
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             let updated = diesel::update(
                 portal_accounts::table
                     .filter(portal_accounts::enrollment_id.eq(enrollment.as_str())),
@@ -312,9 +306,7 @@ impl PortalStore for Store {
     }
 
     async fn start_session(&self, session: &NewSession, replaces: Option<String>) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             if let Some(old) = &replaces {
                 diesel::delete(portal_sessions::table.filter(portal_sessions::id_hash.eq(old)))
                     .execute(c)
@@ -366,9 +358,7 @@ impl PortalStore for Store {
     }
 
     async fn touch_session(&self, id_hash: &str, now: i64) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             diesel::update(portal_sessions::table.filter(portal_sessions::id_hash.eq(id_hash)))
                 .set(portal_sessions::seen_at.eq(now))
                 .execute(c)
@@ -380,9 +370,7 @@ impl PortalStore for Store {
     }
 
     async fn end_session(&self, id_hash: &str) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             diesel::delete(portal_sessions::table.filter(portal_sessions::id_hash.eq(id_hash)))
                 .execute(c)
                 .await?;
@@ -393,9 +381,7 @@ impl PortalStore for Store {
     }
 
     async fn purge_sessions(&self, idle_before: i64, started_before: i64) -> StoreResult<u64> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::delete(
                 portal_sessions::table.filter(
                     portal_sessions::seen_at

@@ -37,9 +37,7 @@ impl ProcessStore for Store {
         let Some(owner) = self.owner.as_ref().map(ProcessId::as_str) else {
             return Ok(());
         };
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        Ok(write_tx!(self, conn, async |c: &mut Conn| {
+                Ok(write_tx!(self, async |c: &mut Conn| {
             if SOLE_PROCESS {
                 // Whatever another owner (or none) holds was left by a
                 // process that no longer runs.

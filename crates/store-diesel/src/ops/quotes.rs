@@ -33,9 +33,7 @@ use crate::schema::{enrollments, groups, jobs, quotes};
 impl QuoteStore for Store {
     async fn insert_quote(&self, quote: &Quote, events: &[NewEvent]) -> StoreResult<()> {
         let row = QuoteRow::new(quote)?;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             advance(
                 c,
                 &quote.scope,
@@ -95,12 +93,10 @@ impl QuoteStore for Store {
             .max()
             .unwrap_or(0)
             .saturating_mul(1000);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        // Only from a status that may move to `status`, checked by the
+                // Only from a status that may move to `status`, checked by the
         // update itself: of two concurrent finalizations one applies.
         let from: Vec<&str> = status.predecessors().iter().map(|s| s.as_str()).collect();
-        write_tx!(self, conn, async |c: &mut Conn| {
+        write_tx!(self, async |c: &mut Conn| {
             let target = quotes::table
                 .filter(quotes::id.eq(id.as_str()))
                 .filter(quotes::partner_id.eq(scope.partner.as_str()))
@@ -136,9 +132,7 @@ impl QuoteStore for Store {
             job.locked_until_ms = Some(until);
             job.owner_id = self.owner.as_ref().map(ToString::to_string);
         }
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             if domain_held(c, &group.mode, &group.domain, &group.id).await? {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
             }
@@ -232,10 +226,8 @@ impl QuoteStore for Store {
     ) -> StoreResult<()> {
         let row = EnrollmentRow::new(enrollment)?;
         let job_rows = job_rows(jobs)?;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let scope = &enrollment.scope;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                let scope = &enrollment.scope;
+        write_tx!(self, async |c: &mut Conn| {
             let group = lock_group(c, scope, &row.group_id).await?;
             let quote_digest: Option<Option<String>> = quotes::table
                 .filter(quotes::id.eq(&row.quote_id))

@@ -157,9 +157,7 @@ pub(crate) async fn insert_attempts(conn: &mut Conn, rows: Vec<AttemptRow>) -> R
 impl WebhookStore for Store {
     async fn put_endpoint(&self, endpoint: &WebhookEndpoint) -> StoreResult<()> {
         let row = WebhookRow::new(endpoint);
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        write_tx!(self, conn, async |c: &mut Conn| {
+                write_tx!(self, async |c: &mut Conn| {
             diesel::delete(
                 endpoints::table
                     .filter(endpoints::partner_id.eq(&row.partner_id))
@@ -214,9 +212,7 @@ impl WebhookStore for Store {
         };
         let partner = scope.partner.as_str();
         let mode = scope.mode.as_str();
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let deleted = write_tx!(self, conn, async |c: &mut Conn| {
+                let deleted = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::delete(
                 endpoints::table
                     .filter(endpoints::partner_id.eq(partner))
@@ -269,9 +265,7 @@ impl WebhookStore for Store {
         jobs: &[NewJob],
     ) -> StoreResult<bool> {
         let rows = super::shared::job_rows(jobs)?;
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(registered!(scope, created_at))
             .set((
                 endpoints::state.eq(state.as_str()),
@@ -296,9 +290,7 @@ impl WebhookStore for Store {
         previous: Option<PreviousSecret>,
     ) -> StoreResult<bool> {
         let (old, expires) = previous.map_or((None, None), |p| (Some(p.sealed), Some(p.expires_at)));
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(registered!(scope, created_at))
             .set((
                 endpoints::sealed_secret.eq(&sealed_secret),
@@ -346,9 +338,7 @@ impl WebhookStore for Store {
     }
 
     async fn purge_attempts(&self, before_ms: i64) -> StoreResult<u64> {
-        let mut conn = self.conn().await?;
-        let conn: &mut Conn = &mut conn;
-        let n = write_tx!(self, conn, async |c: &mut Conn| {
+                let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::delete(attempts::table.filter(attempts::created_at.lt(before_ms)))
                 .execute(c)
                 .await?;
