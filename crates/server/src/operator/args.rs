@@ -270,3 +270,21 @@ pub enum ModeArg {
     /// Live.
     Live,
 }
+
+/// `From` each of these arguments to the domain's value of the same name.
+macro_rules! into_domain {
+    ($($arg:ident => $ty:ty { $($v:ident),+ })+) => {$(
+        impl From<$arg> for $ty {
+            fn from(arg: $arg) -> Self {
+                match arg { $($arg::$v => Self::$v),+ }
+            }
+        }
+    )+};
+}
+
+into_domain! {
+    KindArg => domain::partner::PartnerKind { Broker, HrPlatform }
+    AdminArg => domain::partner::BenefitsAdmin { Partner, Service }
+    ModeArg => domain::mode::Mode { Test, Live }
+    RoleArg => domain::partner_user::Role { Admin, Viewer }
+}

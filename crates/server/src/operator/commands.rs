@@ -2,9 +2,8 @@
 //! the answer it prints.
 
 use domain::error::Code;
-use domain::mode::Mode;
-use domain::partner::{BenefitsAdmin, PartnerKind};
-use domain::partner_user::Role;
+use domain::ids::PartnerId;
+use domain::partner::{BenefitsAdmin, Partner};
 use domain::services::ServiceError;
 use domain::services::onboarding::Review;
 use domain::services::partners::Partners;
@@ -12,8 +11,8 @@ use domain::store::Conflict;
 
 use crate::compose::Services;
 use crate::operator::args::{
-    AdminArg, AgreementArg, CompanyCommand, GroupCommand, KeyCommand, KindArg, ModeArg,
-    PartnerCommand, QuoteCommand, RoleArg, UserCommand,
+    AgreementArg, CompanyCommand, GroupCommand, KeyCommand, PartnerCommand, QuoteCommand,
+    UserCommand,
 };
 use crate::operator::render::{self, Output};
 use crate::operator::{
@@ -21,20 +20,24 @@ use crate::operator::{
     refused, service_error,
 };
 
+/// A failed call about partner `id` as the operator reads it.
+fn of_partner(id: &PartnerId) -> impl Fn(ServiceError) -> OpError {
+    let missing = no_partner(id);
+    move |e| service_error(e, &missing)
+}
+
+/// Partner `id` as it now stands.
+async fn shown(svc: &Partners, id: &PartnerId) -> Result<Partner, OpError> {
+    svc.partner(id).await.map_err(of_partner(id))
+}
+
 pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Output, OpError> {
     let svc = &ctx.partners();
     match cmd {
         PartnerCommand::Create(args) => {
-            let kind = match args.kind {
-                KindArg::Broker => PartnerKind::Broker,
-                KindArg::HrPlatform => PartnerKind::HrPlatform,
-            };
-            let admin = args.benefits_admin.map(|a| match a {
-                AdminArg::Partner => BenefitsAdmin::Partner,
-                AdminArg::Service => BenefitsAdmin::Service,
-            });
+            let admin = args.benefits_admin.map(BenefitsAdmin::from);
             let partner = svc
-                .create_partner(&args.name, kind, admin)
+                .create_partner(&args.name, args.kind.into(), admin)
                 .await
                 .map_err(|e| service_error(e, &String::new))?;
             Ok(render::created_partner(&partner))
@@ -46,39 +49,24 @@ pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Outp
             if let Some(reason) = refusal.as_ref().filter(|_| !force) {
                 return Err(OpError::new(Code::Conflict, reason.clone()));
             }
-            svc.set_live(&id, true)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            let partner = svc
-                .partner(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            svc.set_live(&id, true).await.map_err(of_partner(&id))?;
+            let partner = shown(svc, &id).await?;
             let forced: Vec<&str> = readiness.missing().iter().map(|i| i.name).collect();
             Ok(render::live_enabled(&partner, &forced))
         }
         PartnerCommand::DisableLive { id } => {
             let id = partner_id(id)?;
-            svc.set_live(&id, false)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            let partner = svc
-                .partner(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            Ok(render::live_changed(&partner))
+            svc.set_live(&id, false).await.map_err(of_partner(&id))?;
+            Ok(render::live_changed(&shown(svc, &id).await?))
         }
         PartnerCommand::EmbedOrigins { id, origins, none } => {
             let id = partner_id(id)?;
             if !origins.is_empty() || *none {
                 svc.set_embed_origins(&id, origins)
                     .await
-                    .map_err(|e| service_error(e, &no_partner(&id)))?;
+                    .map_err(of_partner(&id))?;
             }
-            let partner = svc
-                .partner(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            Ok(render::embed_origins(&partner))
+            Ok(render::embed_origins(&shown(svc, &id).await?))
         }
         PartnerCommand::User(cmd) => user(ctx, cmd).await,
         PartnerCommand::Agreements { id, commercial } => {
@@ -86,12 +74,8 @@ pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Outp
             let done = matches!(commercial, AgreementArg::Done);
             svc.set_commercial(&id, done)
                 .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            let partner = svc
-                .partner(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            Ok(render::agreements(&partner))
+                .map_err(of_partner(&id))?;
+            Ok(render::agreements(&shown(svc, &id).await?))
         }
         PartnerCommand::Readiness { id } => {
             let id = partner_id(id)?;
@@ -106,11 +90,7 @@ pub(crate) async fn partner(ctx: &Services, cmd: &PartnerCommand) -> Result<Outp
         }
         PartnerCommand::Show { id } => {
             let id = partner_id(id)?;
-            let partner = svc
-                .partner(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            Ok(render::partner(&partner))
+            Ok(render::partner(&shown(svc, &id).await?))
         }
     }
 }
@@ -125,26 +105,16 @@ async fn user(ctx: &Services, cmd: &UserCommand) -> Result<Output, OpError> {
             role,
         } => {
             let id = partner_id(partner)?;
-            let role = match role {
-                RoleArg::Admin => Role::Admin,
-                RoleArg::Viewer => Role::Viewer,
-            };
             let added = users
-                .add_user(&id, email, role, None)
+                .add_user(&id, email, (*role).into(), None)
                 .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
+                .map_err(of_partner(&id))?;
             Ok(render::user_added(&added))
         }
         UserCommand::List { partner } => {
             let id = partner_id(partner)?;
-            ctx.partners()
-                .partner(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
-            let list = users
-                .users(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            shown(&ctx.partners(), &id).await?;
+            let list = users.users(&id).await.map_err(of_partner(&id))?;
             Ok(render::user_list(&list))
         }
         UserCommand::Remove { partner, user } => {
@@ -167,12 +137,8 @@ pub(crate) async fn key(svc: &Partners, cmd: &KeyCommand) -> Result<Output, OpEr
             rotate,
         } => {
             let id = partner_id(partner)?;
-            let mode = match mode {
-                ModeArg::Test => Mode::Test,
-                ModeArg::Live => Mode::Live,
-            };
             let minted = svc
-                .create_key(&id, mode, *rotate)
+                .create_key(&id, (*mode).into(), *rotate)
                 .await
                 .map_err(|e| match e {
                     ServiceError::Conflict(Conflict::LiveKeyActive) => OpError::new(
@@ -187,10 +153,7 @@ pub(crate) async fn key(svc: &Partners, cmd: &KeyCommand) -> Result<Output, OpEr
         }
         KeyCommand::List { partner } => {
             let id = partner_id(partner)?;
-            let keys = svc
-                .list_keys(&id)
-                .await
-                .map_err(|e| service_error(e, &no_partner(&id)))?;
+            let keys = svc.list_keys(&id).await.map_err(of_partner(&id))?;
             Ok(render::key_list(&keys))
         }
         KeyCommand::Revoke { id } => {
