@@ -4,7 +4,7 @@
 //! redirects (post/redirect/get).
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{LOCATION, RETRY_AFTER};
+use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
 use domain::portal::LinkState;
@@ -14,11 +14,11 @@ use serde::Deserialize;
 
 use crate::PortalState;
 use crate::errors::PageError;
-use crate::session::{clear_cookie, cookie_of, csrf_ok, session_cookie, set_cookie};
+use crate::forms::{CsrfForm, SetPasswordForm, SignInForm, retry_after};
+use crate::session::{EXPIRED, clear_cookie, cookie_of, csrf_ok, session_cookie, set_cookie};
 use crate::view::{Chrome, Field, Message, html, place_errors, sentence};
 
 /// What a sign-in page says when a form came without its session.
-const EXPIRED: &str = "Your session expired. Please try again.";
 
 #[derive(Template)]
 #[template(path = "sign_in.html")]
@@ -100,16 +100,6 @@ pub(crate) async fn sign_in_page(
     Ok(answer(&state, &visit, StatusCode::OK, &page))
 }
 
-#[derive(Deserialize)]
-struct SignInForm {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    email: String,
-    #[serde(default)]
-    password: String,
-}
-
 /// Signs in: a new session id, then the dashboard.
 #[post("/sign-in")]
 pub(crate) async fn sign_in(
@@ -149,23 +139,14 @@ pub(crate) async fn sign_in(
             Ok(refused(StatusCode::UNAUTHORIZED, sentence(&r.to_string())))
         }
         Err(ServiceError::Portal(PortalRefusal::TooManyAttempts { retry_after_secs })) => {
-            let mut res = refused(
+            let res = refused(
                 StatusCode::TOO_MANY_REQUESTS,
                 format!("Too many failed sign-ins. Try again in {retry_after_secs} seconds."),
             );
-            if let Ok(v) = retry_after_secs.to_string().parse() {
-                res.headers_mut().insert(RETRY_AFTER, v);
-            }
-            Ok(res)
+            Ok(retry_after(res, retry_after_secs))
         }
         Err(e) => Err(e.into()),
     }
-}
-
-#[derive(Deserialize)]
-struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
 }
 
 /// Signs out: the session ends and its cookie is removed.
@@ -322,18 +303,6 @@ pub(crate) async fn set_password_page(
         error: None,
     };
     Ok(answer(&state, &visit, StatusCode::OK, &page))
-}
-
-#[derive(Deserialize)]
-struct SetPasswordForm {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    token: String,
-    #[serde(default)]
-    password: String,
-    #[serde(default)]
-    password_confirmation: String,
 }
 
 /// Sets the password, signs in and shows the dashboard.

@@ -16,6 +16,7 @@
 mod auth;
 mod company;
 mod errors;
+mod forms;
 pub mod offer;
 pub mod partner;
 pub mod passwords;

@@ -96,6 +96,10 @@ pub fn clear_cookie(res: &mut HttpResponseBuilder, secure: bool) {
     EMPLOYER.clear(res, secure);
 }
 
+/// What a page says of a form that came without its session's CSRF
+/// token (an old tab, a session that ended): nothing was saved.
+pub const EXPIRED: &str = "Your session expired. Please try again.";
+
 /// Whether a form's `csrf` field is its session's token (compared in
 /// constant time: both are hashed first).
 #[must_use]
@@ -116,7 +120,7 @@ pub struct Admin {
 
 impl Admin {
     /// Refuses a POST whose CSRF token is not the session's: back to the
-    /// page, nothing done.
+    /// page (`?expired=1`, which the page says), nothing done.
     ///
     /// # Errors
     /// [`PageError::Redirect`] to `back`.
@@ -124,7 +128,8 @@ impl Admin {
         if csrf_ok(sent, &self.csrf) {
             Ok(())
         } else {
-            Err(PageError::Redirect(back.to_owned()))
+            let join = if back.contains('?') { '&' } else { '?' };
+            Err(PageError::Redirect(format!("{back}{join}expired=1")))
         }
     }
 }

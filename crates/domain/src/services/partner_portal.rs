@@ -24,7 +24,7 @@ use crate::portal::{LINK_TTL_SECS, LinkState, Lockout, digest, normalize_email};
 use crate::ports::{Clock, Entropy, Minter, PasswordHasher, Sealer};
 use crate::rate_limit::Policy;
 use crate::services::portal::NewPassword;
-use crate::services::portal::credentials::{self, Fate};
+use crate::services::portal::credentials;
 use crate::services::{PortalRefusal, ServiceError, with_fresh_id};
 use crate::store::{Conflict, PartnerUserStore, RateLimitStore, StoreError};
 
@@ -284,26 +284,7 @@ impl PartnerPortal {
     /// # Errors
     /// Store failures.
     pub async fn session(&self, cookie: Option<&str>) -> Result<Option<UserSession>, ServiceError> {
-        let Some(cookie) = cookie.filter(|c| !c.is_empty()) else {
-            return Ok(None);
-        };
-        let hash = digest(cookie);
-        let now = self.now();
-        let Some(s) = self.ports.store.session(&hash).await? else {
-            return Ok(None);
-        };
-        match credentials::fate(s.created_at, s.seen_at, now) {
-            Fate::Live { touch } => {
-                if touch {
-                    self.ports.store.touch_session(&hash, now).await?;
-                }
-                Ok(Some(s))
-            }
-            Fate::Ended => {
-                self.ports.store.end_session(&hash).await?;
-                Ok(None)
-            }
-        }
+        credentials::live_session(&*self.ports.store, cookie, self.now()).await
     }
 
     /// The visitor's session, started when there is none.

@@ -24,7 +24,6 @@ use crate::scope::Scope;
 use crate::services::{OnboardingRefusal, PortalRefusal, ServiceError};
 use crate::store::{Conflict, PortalStore, QuoteStore, RateLimitStore, StoreError};
 
-use credentials::Fate;
 pub use links::{IssuedLink, LinkFor, MintedLink, PortalLinks};
 
 /// The ports of the portal service.
@@ -109,26 +108,7 @@ impl Portal {
         &self,
         cookie: Option<&str>,
     ) -> Result<Option<StoredSession>, ServiceError> {
-        let Some(cookie) = cookie.filter(|c| !c.is_empty()) else {
-            return Ok(None);
-        };
-        let hash = digest(cookie);
-        let now = self.now();
-        let Some(s) = self.ports.store.session(&hash).await? else {
-            return Ok(None);
-        };
-        match credentials::fate(s.created_at, s.seen_at, now) {
-            Fate::Live { touch } => {
-                if touch {
-                    self.ports.store.touch_session(&hash, now).await?;
-                }
-                Ok(Some(s))
-            }
-            Fate::Ended => {
-                self.ports.store.end_session(&hash).await?;
-                Ok(None)
-            }
-        }
+        credentials::live_session(&*self.ports.store, cookie, self.now()).await
     }
 
     /// The visitor's session, started when there is none (the sign-in,

@@ -3,7 +3,6 @@
 //! enrolling an authenticator on the Security page.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
 use domain::portal::LinkState;
@@ -16,11 +15,11 @@ use serde::Deserialize;
 
 use super::{Frame, Member, PartnerState, refusal, render, see_other, source};
 use crate::errors::PageError;
-use crate::session::{PARTNER, csrf_ok};
+use crate::forms::{CsrfForm, SetPasswordForm, SignInForm, retry_after};
+use crate::session::{EXPIRED, PARTNER, csrf_ok};
 use crate::view::{Field, place_errors};
 
 /// What a page says when a form came without its session.
-const EXPIRED: &str = "Your session expired. Please try again.";
 
 #[derive(Template)]
 #[template(path = "partner/sign_in.html")]
@@ -117,16 +116,6 @@ pub(super) async fn sign_in_page(
     ))
 }
 
-#[derive(Deserialize)]
-struct SignInForm {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    email: String,
-    #[serde(default)]
-    password: String,
-}
-
 /// Checks the password; then the code page or the overview.
 #[post("/sign-in")]
 pub(super) async fn sign_in(
@@ -183,12 +172,7 @@ fn too_many(e: &ServiceError) -> Option<impl FnOnce(HttpResponse) -> HttpRespons
     match e {
         ServiceError::Portal(PortalRefusal::TooManyAttempts { retry_after_secs }) => {
             let secs = *retry_after_secs;
-            Some(move |mut res: HttpResponse| {
-                if let Ok(v) = secs.to_string().parse() {
-                    res.headers_mut().insert(RETRY_AFTER, v);
-                }
-                res
-            })
+            Some(move |res| retry_after(res, secs))
         }
         _ => None,
     }
@@ -326,24 +310,12 @@ pub(super) async fn set_password_page(
     Ok(with_cookie(&state, visit.new_cookie.as_ref(), res))
 }
 
-#[derive(Deserialize)]
-struct PasswordForm {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    token: String,
-    #[serde(default)]
-    password: String,
-    #[serde(default)]
-    password_confirmation: String,
-}
-
 /// Sets the password and signs in.
 #[post("/set-password")]
 pub(super) async fn set_password(
     state: web::Data<PartnerState>,
     req: HttpRequest,
-    form: web::Form<PasswordForm>,
+    form: web::Form<SetPasswordForm>,
 ) -> Result<HttpResponse, PageError> {
     let users = state.console.users();
     let cookie = PARTNER.read(&req);
@@ -400,12 +372,6 @@ pub(super) async fn set_password(
         }
         Err(e) => Err(e.into()),
     }
-}
-
-#[derive(Deserialize)]
-struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
 }
 
 /// Signs out.

@@ -18,15 +18,10 @@ use serde::Deserialize;
 
 use super::{Frame, Member, PartnerState, refusal, render, see_other, when};
 use crate::errors::PageError;
+use crate::forms::CsrfForm;
 
 /// Rows per page of the lists.
 const PAGE: u32 = 50;
-
-#[derive(Deserialize)]
-pub(super) struct CsrfForm {
-    #[serde(default)]
-    pub(super) csrf: String,
-}
 
 #[derive(Deserialize)]
 pub(super) struct CursorQuery {

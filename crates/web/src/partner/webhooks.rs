@@ -14,9 +14,10 @@ use serde::Deserialize;
 use time::PrimitiveDateTime;
 use time::macros::format_description;
 
-use super::pages::{CsrfForm, CursorQuery, failed, page_of};
+use super::pages::{CursorQuery, failed, page_of};
 use super::{Frame, Member, PartnerState, render, see_other, when};
 use crate::errors::PageError;
+use crate::forms::CsrfForm;
 
 struct EndpointView {
     url: String,

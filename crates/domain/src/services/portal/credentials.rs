@@ -5,12 +5,15 @@
 //! source address.
 
 use crate::error::FieldError;
-use crate::portal::{LinkState, Lockout, TOUCH_EVERY_SECS, password_errors, session_live};
+use crate::partner_user::UserSession;
+use crate::portal::{
+    LinkState, Lockout, StoredSession, TOUCH_EVERY_SECS, digest, password_errors, session_live,
+};
 use crate::ports::PasswordHasher;
 use crate::rate_limit::Policy;
 use crate::services::portal::NewPassword;
 use crate::services::{PortalRefusal, ServiceError};
-use crate::store::RateLimitStore;
+use crate::store::{PartnerUserStore, PortalStore, RateLimitStore, StoreResult};
 
 /// Refuses a link that cannot set a password.
 ///
@@ -90,6 +93,84 @@ pub(crate) enum Fate {
     },
     /// Idle or too old: end it.
     Ended,
+}
+
+/// The session rows a portal keeps, as [`live_session`] reads them.
+pub(crate) trait SessionRows: Sync {
+    /// A stored session.
+    type Session: Send;
+    /// When `session` started and when it was last seen.
+    fn clocks(session: &Self::Session) -> (i64, i64);
+    /// The session stored under `hash`.
+    async fn find(&self, hash: &str) -> StoreResult<Option<Self::Session>>;
+    /// Writes its `seen_at`.
+    async fn touch(&self, hash: &str, now: i64) -> StoreResult<()>;
+    /// Ends it.
+    async fn end(&self, hash: &str) -> StoreResult<()>;
+}
+
+impl SessionRows for dyn PortalStore {
+    type Session = StoredSession;
+    fn clocks(s: &StoredSession) -> (i64, i64) {
+        (s.created_at, s.seen_at)
+    }
+    async fn find(&self, hash: &str) -> StoreResult<Option<StoredSession>> {
+        self.session(hash).await
+    }
+    async fn touch(&self, hash: &str, now: i64) -> StoreResult<()> {
+        self.touch_session(hash, now).await
+    }
+    async fn end(&self, hash: &str) -> StoreResult<()> {
+        self.end_session(hash).await
+    }
+}
+
+impl SessionRows for dyn PartnerUserStore {
+    type Session = UserSession;
+    fn clocks(s: &UserSession) -> (i64, i64) {
+        (s.created_at, s.seen_at)
+    }
+    async fn find(&self, hash: &str) -> StoreResult<Option<UserSession>> {
+        self.session(hash).await
+    }
+    async fn touch(&self, hash: &str, now: i64) -> StoreResult<()> {
+        self.touch_session(hash, now).await
+    }
+    async fn end(&self, hash: &str) -> StoreResult<()> {
+        self.end_session(hash).await
+    }
+}
+
+/// The live session of `cookie` at `now`, if any: an idle or too old one
+/// is ended, a live one touched once a minute.
+///
+/// # Errors
+/// Store failures.
+pub(crate) async fn live_session<S: SessionRows + ?Sized>(
+    store: &S,
+    cookie: Option<&str>,
+    now: i64,
+) -> Result<Option<S::Session>, ServiceError> {
+    let Some(cookie) = cookie.filter(|c| !c.is_empty()) else {
+        return Ok(None);
+    };
+    let hash = digest(cookie);
+    let Some(s) = store.find(&hash).await? else {
+        return Ok(None);
+    };
+    let (created_at, seen_at) = S::clocks(&s);
+    match fate(created_at, seen_at, now) {
+        Fate::Live { touch } => {
+            if touch {
+                store.touch(&hash, now).await?;
+            }
+            Ok(Some(s))
+        }
+        Fate::Ended => {
+            store.end(&hash).await?;
+            Ok(None)
+        }
+    }
 }
 
 /// The fate of a session started at `created_at` and last seen at
