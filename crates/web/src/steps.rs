@@ -11,6 +11,7 @@ use actix_web::http::header::{LOCATION, USER_AGENT};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use domain::error::FieldError;
 use domain::onboarding::StepId;
+use domain::onboarding::documents::PlanDocument;
 use domain::onboarding::fields::AddressInput;
 use domain::services::ServiceError;
 use domain::services::onboarding::{BankInput, PlanInput, ProfileInput, SignInput};
@@ -40,9 +41,42 @@ pub(crate) async fn show(
     state: web::Data<PortalState>,
     admin: Admin,
     path: web::Path<String>,
+    flags: web::Query<StepFlags>,
 ) -> Result<HttpResponse, PageError> {
     let step = step_of(&path)?;
-    render(&state, &admin, step, None).await
+    let a = &admin.account;
+    let view = state.onboarding.view(&a.scope, &a.enrollment_id).await?;
+    let documents = documents(&state, &admin, step).await?;
+    let mut page = step_page(&view, step, &admin.csrf, &documents, None);
+    if flags.expired.is_some() {
+        page.flash(crate::session::EXPIRED);
+    }
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// What a step page's address may say.
+#[derive(Deserialize)]
+pub(crate) struct StepFlags {
+    /// A form came back without its session's CSRF token: nothing was
+    /// saved, and the page says so.
+    expired: Option<String>,
+}
+
+/// The plan documents a step's page shows (plan setup's alone).
+async fn documents(
+    state: &PortalState,
+    admin: &Admin,
+    step: StepId,
+) -> Result<Vec<PlanDocument>, PageError> {
+    if step != StepId::PlanSetup {
+        return Ok(Vec::new());
+    }
+    let a = &admin.account;
+    match state.onboarding.documents(&a.scope, &a.enrollment_id).await {
+        Ok(docs) => Ok(docs),
+        Err(ServiceError::Onboarding(_)) => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Renders `step`'s page, with a refused submission when there is one.
@@ -54,15 +88,7 @@ pub(crate) async fn render(
 ) -> Result<HttpResponse, PageError> {
     let a = &admin.account;
     let view = state.onboarding.view(&a.scope, &a.enrollment_id).await?;
-    let documents = if step == StepId::PlanSetup {
-        match state.onboarding.documents(&a.scope, &a.enrollment_id).await {
-            Ok(docs) => docs,
-            Err(ServiceError::Onboarding(_)) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        }
-    } else {
-        Vec::new()
-    };
+    let documents = documents(state, admin, step).await?;
     let status = if submitted.is_some() {
         StatusCode::BAD_REQUEST
     } else {

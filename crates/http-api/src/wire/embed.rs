@@ -18,7 +18,7 @@ pub struct EmbedSessionInput {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({
     "id": "emb_5d1f0a7c3e92",
-    "url": "https://api.service.example/embed/djEuZW1iXzVkMWYw…",
+    "url": "http://127.0.0.1:8080/embed/Xq3vJ0c8kP2mT5wYbR7nLd1sFh9gA4eUoZ6iC0yN2t8",
     "expires_at": "2026-11-21T13:44:00Z"
 }))]
 pub struct EmbedSessionOut {

@@ -382,6 +382,7 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     // verified (test mode verifies any other valid EIN at once).
     follow(browser, "Business verification").await;
     assert_eq!(browser.heading().await, "Business verification");
+    look_at(browser, "business-verification", db).await;
     follow(browser, "Verify my business").await;
     page_says(
         browser,
@@ -410,6 +411,7 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     follow(browser, "← Dashboard").await;
     follow(browser, "Banking").await;
     assert_eq!(browser.heading().await, "Banking");
+    look_at(browser, "banking", db).await;
     browser.fill("Routing number", "011000015").await;
     browser.fill("Account number", ACCOUNT_NUMBER).await;
     browser.select("Account type", "Checking").await;
@@ -485,6 +487,7 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     // 7. Employee invitations, recorded in test mode; the roster.
     follow(browser, "Employee invitations (optional)").await;
     assert_eq!(browser.heading().await, "Employee invitations");
+    look_at(browser, "employee-invitations", db).await;
     follow(browser, "Send invitations").await;
     page_says(browser, &["Employee invitations saved."]).await;
     follow(browser, "Roster").await;
@@ -517,8 +520,21 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
         enrollment["onboarding"]["percent_complete"], 100,
         "{enrollment}"
     );
+    assert_eq!(
+        enrollment["onboarding"]["blocking_remaining"], 0,
+        "{enrollment}"
+    );
     assert_eq!(enrollment["status"], "active", "{enrollment}");
     assert_eq!(enrollment["company_state"], "prod", "{enrollment}");
+    let (status, group) = call(
+        &server,
+        &key,
+        "GET",
+        &format!("/v1/groups/{}", enrolled.group_id),
+        None,
+    );
+    assert_eq!(status, 200, "{group}");
+    assert_eq!(group["status"], "active", "{group}");
     assert_eq!(
         enrollment["employer_portal"]["set_password_url"],
         Value::Null,
@@ -595,6 +611,7 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     follow(browser, "Sign out").await;
     assert_eq!(browser.heading().await, "Sign in");
     page_says(browser, &["You are signed out."]).await;
+    look_at(browser, "signed-out", db).await;
     browser.fill("Email", "dana@acme-mfg.com").await;
     browser.fill("Password", "copper kettle orbit 43").await;
     follow(browser, "Sign in").await;
@@ -608,6 +625,11 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     assert_eq!(browser.definition("Company state").await, "prod");
     browser.open(&enrolled.set_password_url).await;
     assert_eq!(browser.heading().await, "This link was already used");
+    look_at(browser, "used-link", db).await;
+    browser
+        .open(&format!("http://{}/portal/no-such-page", server.addr))
+        .await;
+    look_at(browser, "not-found", db).await;
 
     // 10. Five wrong passwords lock the account: then the right one is
     // refused with the very same message.
@@ -632,6 +654,21 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     assert_eq!(status, 400, "{page}");
     assert!(page.contains("Your session expired"), "{page}");
 
+    // 11b. Forgot password: the same answer whether or not the address
+    // has an account (test mode sends no email).
+    follow(browser, "Forgot your password?").await;
+    assert_eq!(browser.heading().await, "Forgot your password?");
+    look_at(browser, "forgot-password", db).await;
+    browser.fill("Email", "dana@acme-mfg.com").await;
+    follow(browser, "Email me a link").await;
+    let known = page_says(browser, &["If an employer portal account exists"]).await;
+    follow(browser, "Back to sign in").await;
+    follow(browser, "Forgot your password?").await;
+    browser.fill("Email", "nobody@acme-mfg.com").await;
+    follow(browser, "Email me a link").await;
+    let unknown = page_says(browser, &["If an employer portal account exists"]).await;
+    assert_eq!(known, unknown);
+
     // 12. Another company's admin sees their own company only: no page
     // takes a company from the URL, and every page shows the session's.
     let other = enroll_company(
@@ -653,6 +690,27 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     follow(browser, "Company profile").await;
     assert_eq!(value_of(browser, "Legal name").await, "");
     assert_eq!(value_of(browser, "EIN").await, "");
+
+    // 13. A signed-in form posted without its CSRF token (and past the
+    // browser's own checks of the blank fields) is refused and saves
+    // nothing.
+    browser.fill("Legal name", "Globex Corporation Inc").await;
+    browser
+        .execute(
+            "document.querySelectorAll('input[name=csrf]').forEach(e => e.remove()); \
+             document.querySelectorAll('form').forEach(f => f.noValidate = true);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    follow(browser, "Save company profile").await;
+    page_says(browser, &["Your session expired"]).await;
+    browser
+        .open(&format!("http://{}/portal/dashboard", server.addr))
+        .await;
+    page_says(browser, &["0% complete"]).await;
+    follow(browser, "Company profile").await;
+    assert_eq!(value_of(browser, "Legal name").await, "");
 }
 
 /// A form POST without a session or CSRF token, over a plain socket;

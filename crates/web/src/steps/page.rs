@@ -241,6 +241,13 @@ fn step_of(view: &OnboardingView, id: StepId) -> StepView {
     view.enrollment.onboarding.step(id)
 }
 
+impl StepPage {
+    /// Adds a flash line.
+    pub fn flash(&mut self, text: &str) {
+        self.chrome.flash = Some(text.to_owned());
+    }
+}
+
 /// The page of `id`.
 #[must_use]
 pub fn step_page(
