@@ -39,6 +39,9 @@ use crate::common::webhook_receiver::{Receiver, Verifier};
 const PASSWORD: &str = "copper kettle orbit 42";
 /// The bank account number typed once and never shown again.
 const ACCOUNT_NUMBER: &str = "000123456789";
+/// The bank's routing number (not a secret: stored as typed, which shows
+/// that a scan for the account number read the bank step).
+const ROUTING_NUMBER: &str = "011000015";
 
 /// The census: three employees with names and external ids.
 const EMPLOYEES: [(&str, &str, &str); 3] = [
@@ -49,8 +52,8 @@ const EMPLOYEES: [(&str, &str, &str); 3] = [
 
 /// Starts `serve --demo` in `dir` over `url` on a port bound first, with
 /// `public_base_url` set to it (limits high enough for polling, insecure
-/// webhook endpoints allowed for the local receiver; its log in
-/// `dir/serve.log`).
+/// webhook endpoints allowed for the local receiver; its log, at debug
+/// level, in `dir/serve.log`).
 fn start(dir: &Path, url: &str) -> Served {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -61,6 +64,7 @@ fn start(dir: &Path, url: &str) -> Served {
     ServeDemo::new(dir, url)
         .without_inherited_config()
         .listen(&addr)
+        .env("PARTNER_API_LOG", "debug")
         .env("PARTNER_API_PUBLIC_BASE_URL", &format!("http://{addr}"))
         .env("PARTNER_API_WEBHOOKS__ALLOW_INSECURE_ENDPOINTS", "true")
         .env("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "100000")
@@ -412,7 +416,7 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     follow(browser, "Banking").await;
     assert_eq!(browser.heading().await, "Banking");
     look_at(browser, "banking", db).await;
-    browser.fill("Routing number", "011000015").await;
+    browser.fill("Routing number", ROUTING_NUMBER).await;
     browser.fill("Account number", ACCOUNT_NUMBER).await;
     browser.select("Account type", "Checking").await;
     browser
@@ -711,6 +715,77 @@ async fn journey(browser: &Browser, url: &str, db: &str, dir: &Path) {
     page_says(browser, &["0% complete"]).await;
     follow(browser, "Company profile").await;
     assert_eq!(value_of(browser, "Legal name").await, "");
+
+    // 14. The account number is nowhere in clear: not in the service's
+    // log, not in the database (its files on SQLite, every row of every
+    // table on PostgreSQL).
+    let log = std::fs::read_to_string(dir.join("serve.log")).unwrap();
+    assert!(!log.is_empty(), "the service logs its requests");
+    assert!(
+        !log.contains(ACCOUNT_NUMBER),
+        "the account number in the log"
+    );
+    assert_not_stored(url, dir, ACCOUNT_NUMBER).await;
+
+    // `serve --demo` told the newcomer where the employer portal is.
+    let portal = format!("Employer portal: http://{}/portal/sign-in ", server.addr);
+    assert!(
+        server.stdout.iter().any(|l| l.starts_with(&portal)),
+        "{:?}",
+        server.stdout
+    );
+}
+
+/// Asserts `secret` is in no file of the SQLite database in `dir` (the
+/// database, its WAL and shared memory) or in no row of any table of the
+/// PostgreSQL database at `url` (bytes columns read as hex too).
+async fn assert_not_stored(url: &str, dir: &Path, secret: &str) {
+    let db = store_diesel::Database::parse(url).unwrap();
+    match &db {
+        store_diesel::Database::Sqlite { .. } => {
+            let mut files = 0;
+            let mut seen = false;
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if !name.starts_with("partner-api.sqlite") {
+                    continue;
+                }
+                files += 1;
+                let bytes = std::fs::read(&path).unwrap();
+                let holds = |text: &str| bytes.windows(text.len()).any(|w| w == text.as_bytes());
+                assert!(!holds(secret), "the account number in clear in {name}");
+                seen |= holds(ROUTING_NUMBER);
+            }
+            assert!(files > 0, "no SQLite files in {}", dir.display());
+            assert!(seen, "the scan never read the stored bank step");
+        }
+        store_diesel::Database::Postgres { .. } => {
+            let tables = testkit::db::texts(
+                &db,
+                "SELECT table_name::text AS value FROM information_schema.tables \
+                 WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+            )
+            .await;
+            let mut seen = false;
+            let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+            for table in tables {
+                let rows = testkit::db::texts(
+                    &db,
+                    &format!("SELECT row_to_json(t)::text AS value FROM \"{table}\" t"),
+                )
+                .await;
+                for row in rows {
+                    assert!(
+                        !row.contains(secret) && !row.contains(&hex),
+                        "the account number in clear in {table}"
+                    );
+                    seen |= row.contains(ROUTING_NUMBER);
+                }
+            }
+            assert!(seen, "the scan never read the stored bank step");
+        }
+    }
 }
 
 /// A form POST without a session or CSRF token, over a plain socket;
