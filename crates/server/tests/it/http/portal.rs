@@ -16,6 +16,8 @@ use crate::http::TestApp;
 
 const PASSWORD: &str = "a long enough passphrase";
 
+mod forms;
+
 /// One portal answer: status, headers we check, the session cookie it
 /// set, and the page.
 struct Page {
