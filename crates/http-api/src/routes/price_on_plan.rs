@@ -42,7 +42,8 @@ struct Trim {
 }
 
 /// The answer for a stored price-on-plan quote: 201 (or 200 when
-/// `unavailable`) with the answer, or 202 with `Retry-After` while pricing.
+/// `unavailable`) with the answer, or 202 with `Retry-After` while pricing;
+/// each names the quote and its `Location`, where it can be polled.
 /// `created` chooses 201 over 200 for a usable answer (a read is 200).
 pub(crate) fn answer(
     state: &AppState,
@@ -61,7 +62,8 @@ pub(crate) fn answer(
         };
         return Ok(
             Reply::verbatim(status, wire::pending(form, quote, &doc, now))
-                .with_header(header::RETRY_AFTER, &doc.retry_after_secs(now).to_string()),
+                .with_header(header::RETRY_AFTER, &doc.retry_after_secs(now).to_string())
+                .with_header(header::LOCATION, &location(quote)),
         );
     }
     let mut body = wire::answer(form, quote, &doc);
@@ -74,10 +76,12 @@ pub(crate) fn answer(
     } else {
         StatusCode::OK
     };
-    Ok(Reply::verbatim(status, body).with_header(
-        header::LOCATION,
-        &format!("/v1/quotes/{}", quote.id.as_str()),
-    ))
+    Ok(Reply::verbatim(status, body).with_header(header::LOCATION, &location(quote)))
+}
+
+/// Where the quote is read (and, while it prices, polled).
+fn location(quote: &Quote) -> String {
+    format!("/v1/quotes/{}", quote.id.as_str())
 }
 
 /// The request as the service takes it, every bad field named.
@@ -194,8 +198,8 @@ fn pricing_body(value: &Value) -> Vec<u8> {
                 "oop_max_cents": 170000, "max_extra_cents": 0}],
             "assumptions": ["Plan year starts 2026-12-01 (the first day of next month)."], "ignored_plans": []})),
         (status = 200, description = "Nothing can be built on the plan: `status: unavailable` with `reason` and the ignored plans", body = Object),
-        (status = 202, description = "Still pricing: `status: pricing`, `retry_after_seconds` (`Retry-After`); send the same body again", body = Object,
-         example = json!({"status": "pricing", "group_id": "grp_0193a1b2c3d5", "retry_after_seconds": 2,
+        (status = 202, description = "Still pricing: `status: pricing`, the pending `quote_id`, `retry_after_seconds` (`Retry-After`); send the same body again, or poll `GET /quotes/{id}` (`Location`)", body = Object,
+         example = json!({"status": "pricing", "quote_id": "qt_0193a1b2c3d4", "group_id": "grp_0193a1b2c3d5", "retry_after_seconds": 2,
             "message": "Still pricing 10000 census members over 2000 simulated plan years; send the same body again in 2 s.", "ignored_plans": []})),
         (status = 400, description = "An invalid field: an HMO, a plan that is not HSA-eligible, a missing required field, an amount outside its range (monthly amounts 0 to 100000000 cents, annual plan amounts 0 to 1000000000), a bad census row", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "plan.plan_type: an HMO cannot be built on",

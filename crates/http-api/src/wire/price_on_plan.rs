@@ -368,12 +368,14 @@ pub fn pending(form: Form, q: &Quote, doc: &Document, now: i64) -> Value {
     match form {
         Form::Snake => json!({
             "status": "pricing",
+            "quote_id": q.id.as_str(),
             "group_id": q.group_id.as_str(),
             "retry_after_seconds": retry,
             "message": message,
             "ignored_plans": ignored(&p.ignored_plans),
         }),
         Form::Camel => json!({
+            "quoteId": q.id.as_str(),
             "groupId": q.group_id.as_str(),
             "status": "pricing",
             "retryAfterSeconds": retry,

@@ -175,6 +175,7 @@ pub(crate) fn is_id(s: &str, prefix: &str) -> bool {
 /// Snake pending (202) keys.
 const SNAKE_PENDING: &[&str] = &[
     "status",
+    "quote_id",
     "group_id",
     "retry_after_seconds",
     "message",
@@ -183,6 +184,7 @@ const SNAKE_PENDING: &[&str] = &[
 
 /// Camel pending (202) keys.
 const CAMEL_PENDING: &[&str] = &[
+    "quoteId",
     "groupId",
     "status",
     "retryAfterSeconds",
@@ -197,24 +199,27 @@ const CAMEL_PENDING: &[&str] = &[
 ];
 
 /// Asserts a 202 `pricing` answer (its `Retry-After` header equal to the
-/// body's seconds, at least 1) and returns the group id.
+/// body's seconds, at least 1; its pending quote's id, and that quote's
+/// `Location`) and returns the group id.
 fn assert_pending(a: &Answer, camel: bool) -> String {
     assert_eq!(a.status, 202, "{}", a.body);
     let b = &a.body;
     assert_eq!(b["status"], "pricing", "{b}");
-    let (pending, retry, group) = if camel {
-        (CAMEL_PENDING, "/retryAfterSeconds", "/groupId")
+    let (pending, retry, group, quote) = if camel {
+        (CAMEL_PENDING, "/retryAfterSeconds", "/groupId", "/quoteId")
     } else {
-        (SNAKE_PENDING, "/retry_after_seconds", "/group_id")
+        (SNAKE_PENDING, "/retry_after_seconds", "/group_id", "/quote_id")
     };
     assert_eq!(keys(b), set(pending), "{b}");
     let secs = int(b, retry);
     assert!(secs >= 1, "{b}");
     assert_eq!(a.header("retry-after"), Some(&*secs.to_string()));
+    let qid = text(b, quote);
+    assert!(is_id(qid, "qt_"), "{qid}");
     assert_eq!(
         a.header("location"),
-        None,
-        "a pending answer names no quote"
+        Some(&*format!("/v1/quotes/{qid}")),
+        "a pending answer is polled at its quote"
     );
     let gid = text(b, group);
     assert!(is_id(gid, "grp_"), "{gid}");
@@ -789,10 +794,14 @@ async fn a_zero_budget_answers_202_then_the_same_body_finds_the_answer(db: TestD
     assert_eq!(listed.len(), 1, "{}", list.body);
     assert_eq!(listed[0]["status"], "pricing");
     let qid = text(&listed[0], "/id").to_owned();
-    let read = send(&svc, get(&format!("/v1/quotes/{qid}"), &key)).await;
+    assert_eq!(first.body["quote_id"], json!(qid));
+    let polled = first.header("location").unwrap().to_owned();
+    let read = send(&svc, get(&polled, &key)).await;
     assert_eq!(read.status, 200, "{}", read.body);
     assert_eq!(read.body["status"], "pricing", "{}", read.body);
     assert_eq!(read.body["group_id"], json!(gid));
+    assert_eq!(read.body["quote_id"], json!(qid));
+    assert!(int(&read.body, "/retry_after_seconds") >= 1, "{}", read.body);
 
     assert_eq!(app.run_jobs().await, 1);
 
