@@ -225,13 +225,33 @@ async fn create_demo(
 ) -> anyhow::Result<()> {
     let stores = system::open_stores(settings, 2)?;
     let partners = Services::new(&stores, ports, parts).partners();
-    if !partners.partners().await?.is_empty() {
+    let existing = partners.partners().await?;
+    if !existing.is_empty() {
+        // The demo partner when it is there, else the first one listed.
+        let shown = existing
+            .iter()
+            .find(|p| p.name == DEMO_PARTNER)
+            .or_else(|| existing.first());
+        let Some(partner) = shown else {
+            return Ok(());
+        };
+        let id = partner.id.as_str();
+        let create = format!("partner-api key create --partner {id} --mode test");
         if json {
-            println!("{}", serde_json::json!({"demo": "exists"}));
+            println!(
+                "{}",
+                serde_json::json!({
+                    "demo": "exists",
+                    "partner": {"id": id, "name": partner.name, "kind": partner.kind},
+                    "create_key": create,
+                })
+            );
         } else {
             println!(
-                "Demo: the database already has partners; no new key was created \
-                 (list keys with `partner-api key list --partner PRT_ID`, re-display a test key with `partner-api key show KEY_ID`)."
+                "Demo: this database already has partner {id} ({}); no key was printed again. \
+                 Get a test key with `{create}` (list keys with `partner-api key list --partner {id}`, \
+                 show a test key again with `partner-api key show KEY_ID`).",
+                partner.name
             );
         }
         return Ok(());

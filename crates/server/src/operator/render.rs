@@ -23,15 +23,24 @@ use domain::partner::readiness::Readiness;
 pub(crate) struct Output {
     human: String,
     json: Value,
+    /// Lines for the person at the terminal, on stderr, so that stdout
+    /// holds only the answer a script captures (`KEY=$(… key create …)`).
+    aside: Vec<String>,
 }
 
 impl Output {
-    /// Prints the answer on stdout: the JSON on one line, or the text.
+    /// Prints the answer on stdout: the JSON on one line, or the text
+    /// (and the aside on stderr).
     pub(crate) fn print(&self, json: bool) {
         if json {
             println!("{}", self.json);
-        } else if !self.human.is_empty() {
+            return;
+        }
+        if !self.human.is_empty() {
             println!("{}", self.human);
+        }
+        for line in &self.aside {
+            eprintln!("{line}");
         }
     }
 }
@@ -55,6 +64,7 @@ pub(crate) fn created_partner(p: &Partner) -> Output {
     Output {
         human: p.id.to_string(),
         json: partner_json(p),
+        aside: Vec::new(),
     }
 }
 
@@ -127,6 +137,7 @@ pub(crate) fn readiness(r: &Readiness) -> Output {
             "missing": missing,
             "ready": r.ready(),
         }),
+        aside: Vec::new(),
     }
 }
 
@@ -146,6 +157,7 @@ pub(crate) fn finalized(q: &Quote) -> Output {
             "mode": q.scope.mode.as_str(),
             "status": q.status.as_str(),
         }),
+        aside: Vec::new(),
     }
 }
 
@@ -166,6 +178,7 @@ pub(crate) fn went_live(g: &Group) -> Output {
             "status": g.status.as_str(),
             "company_state": state,
         }),
+        aside: Vec::new(),
     }
 }
 
@@ -183,6 +196,7 @@ pub(crate) fn reviewed(id: &GroupId, step: &StepView) -> Output {
             "status": step.status.as_str(),
             "reason": reason,
         }),
+        aside: Vec::new(),
     }
 }
 
@@ -192,6 +206,7 @@ pub(crate) fn deposits(id: &GroupId, amounts: [u32; 2]) -> Output {
     Output {
         human: format!("{id}: micro-deposits of {a} and {b} cents"),
         json: json!({"amounts_cents": [a, b]}),
+        aside: Vec::new(),
     }
 }
 
@@ -200,6 +215,7 @@ pub(crate) fn claims_imported(id: &GroupId, n: u32) -> Output {
     Output {
         human: format!("{id}: {n} claims rows imported"),
         json: json!({"group_id": id.as_str(), "imported": n}),
+        aside: Vec::new(),
     }
 }
 
@@ -213,6 +229,7 @@ pub(crate) fn live_changed(p: &Partner) -> Output {
     Output {
         human: format!("{}: live mode {state}", p.id),
         json: partner_json(p),
+        aside: Vec::new(),
     }
 }
 
@@ -230,6 +247,7 @@ pub(crate) fn embed_origins(p: &Partner) -> Output {
     Output {
         human,
         json: json!({"partner_id": p.id.as_str(), "embed_origins": p.embed_origins}),
+        aside: Vec::new(),
     }
 }
 
@@ -252,6 +270,7 @@ pub(crate) fn partner(p: &Partner) -> Output {
             .collect::<Vec<_>>()
             .join("\n"),
         json: partner_json(p),
+        aside: Vec::new(),
     }
 }
 
@@ -279,6 +298,7 @@ pub(crate) fn partner_list(partners: &[Partner]) -> Output {
     Output {
         human,
         json: Value::Array(partners.iter().map(partner_json).collect()),
+        aside: Vec::new(),
     }
 }
 
@@ -294,16 +314,18 @@ fn key_json(k: &KeyRecord) -> Value {
     })
 }
 
-/// `key create`: the key alone on the first line, then its record.
+/// `key create`: the key alone on stdout, its record on stderr.
 pub(crate) fn minted(m: &MintedKey) -> Output {
     let r = &m.record;
-    let mut lines = vec![
-        m.key.expose().to_owned(),
-        format!("{} {} key for {}", r.id, r.mode.as_str(), r.partner_id),
-    ];
-    lines.extend(m.revoked.iter().map(|id| format!("revoked {id}")));
+    let mut aside = vec![format!(
+        "{} {} key for {}",
+        r.id,
+        r.mode.as_str(),
+        r.partner_id
+    )];
+    aside.extend(m.revoked.iter().map(|id| format!("revoked {id}")));
     if r.mode == domain::mode::Mode::Live {
-        lines.push("store it now: live keys cannot be shown again".to_owned());
+        aside.push("store it now: live keys cannot be shown again".to_owned());
     }
     let mut json = key_json(r);
     if let Value::Object(map) = &mut json {
@@ -319,8 +341,9 @@ pub(crate) fn minted(m: &MintedKey) -> Output {
         );
     }
     Output {
-        human: lines.join("\n"),
+        human: m.key.expose().to_owned(),
         json,
+        aside,
     }
 }
 
@@ -348,6 +371,7 @@ pub(crate) fn key_list(keys: &[KeyRecord]) -> Output {
     Output {
         human,
         json: Value::Array(keys.iter().map(key_json).collect()),
+        aside: Vec::new(),
     }
 }
 
@@ -356,6 +380,7 @@ pub(crate) fn revoked(id: &KeyId) -> Output {
     Output {
         human: format!("revoked {id}"),
         json: json!({ "id": id.as_str(), "revoked": true }),
+        aside: Vec::new(),
     }
 }
 
@@ -364,6 +389,7 @@ pub(crate) fn shown(id: &KeyId, key: &ApiKey) -> Output {
     Output {
         human: key.expose().to_owned(),
         json: json!({ "id": id.as_str(), "mode": key.mode().as_str(), "key": key.expose() }),
+        aside: Vec::new(),
     }
 }
 
@@ -380,6 +406,7 @@ pub(crate) fn agreements(p: &Partner) -> Output {
             p.id, p.name
         ),
         json: partner_json(p),
+        aside: Vec::new(),
     }
 }
 
@@ -412,6 +439,7 @@ pub(crate) fn user_added(a: &AddedUser) -> Output {
             timestamp(a.expires_at)
         ),
         json,
+        aside: Vec::new(),
     }
 }
 
@@ -438,6 +466,7 @@ pub(crate) fn user_list(users: &[PartnerUser]) -> Output {
     Output {
         human,
         json: Value::Array(users.iter().map(user_json).collect()),
+        aside: Vec::new(),
     }
 }
 
@@ -446,5 +475,6 @@ pub(crate) fn user_removed(u: &PartnerUser) -> Output {
     Output {
         human: format!("removed {} {}", u.id, u.email),
         json: user_json(u),
+        aside: Vec::new(),
     }
 }

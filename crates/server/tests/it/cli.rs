@@ -204,9 +204,19 @@ fn partner_create_human_and_json(s: &Sandbox) {
 
 fn test_key_show_returns_the_same_key(s: &Sandbox) {
     let prt = s.partner("broker");
-    let out = s.run(&["key", "create", "--partner", &prt, "--mode", "test"]);
-    let key = out.lines().next().unwrap();
+    // The key alone on stdout (`KEY=$(partner-api key create …)`), its
+    // record on stderr.
+    let (out, aside) = crate::common::answer_and_aside(s.cmd().args([
+        "key",
+        "create",
+        "--partner",
+        &prt,
+        "--mode",
+        "test",
+    ]));
+    let key = out.strip_suffix('\n').unwrap();
     assert!(key.starts_with("psk_test_") && key.len() == 41, "{out}");
+    assert!(aside.contains(&format!("test key for {prt}")), "{aside}");
     let list = s.json(&["key", "list", "--partner", &prt]);
     let id = list[0]["id"].as_str().unwrap();
     assert!(is_id(id, "key_"), "{list}");
@@ -276,9 +286,20 @@ fn key_list_never_prints_the_key(s: &Sandbox) {
 fn live_keys_rotate(s: &Sandbox) {
     let prt = s.partner("broker");
     // Without enable-live the key is still minted (the 403 is HTTP's).
-    let out = s.run(&["key", "create", "--partner", &prt, "--mode", "live"]);
-    let first = out.lines().next().unwrap();
+    let (out, aside) = crate::common::answer_and_aside(s.cmd().args([
+        "key",
+        "create",
+        "--partner",
+        &prt,
+        "--mode",
+        "live",
+    ]));
+    let first = out.strip_suffix('\n').unwrap();
     assert!(first.starts_with("psk_live_") && first.len() == 41, "{out}");
+    assert!(
+        aside.contains("store it now: live keys cannot be shown again"),
+        "{aside}"
+    );
     let old_id = s.json(&["key", "list", "--partner", &prt])[0]["id"]
         .as_str()
         .unwrap()

@@ -93,6 +93,20 @@ pub fn stdout_ok(cmd: &mut Command) -> String {
     success(&format!("{cmd:?}"), out)
 }
 
+/// Runs `cmd`, requires exit 0, and returns (stdout, stderr): for the
+/// commands that keep their answer alone on stdout and talk to the person
+/// at the terminal on stderr.
+pub fn answer_and_aside(cmd: &mut Command) -> (String, String) {
+    let out = output(cmd);
+    let (stdout, stderr) = (text(out.stdout), text(out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed with {}: {stderr}",
+        out.status
+    );
+    (stdout, stderr)
+}
+
 /// Runs `cmd`, requires exit 0, and parses stdout as JSON.
 pub fn ok(cmd: &mut Command) -> Value {
     let stdout = stdout_ok(cmd);

@@ -263,7 +263,17 @@ async fn walk(browser: &Browser, dir: &Path, url: &str) {
         .trim()
         .to_owned();
     assert!(prt.starts_with("prt_"), "{prt}");
-    let key_out = op.run(&["key", "create", "--partner", &prt, "--mode", "test"]);
+    let key_out = op.run(&[
+        "--json",
+        "key",
+        "create",
+        "--partner",
+        &prt,
+        "--mode",
+        "test",
+    ]);
+    let key_out: serde_json::Value = serde_json::from_str(&key_out).unwrap();
+    let key_out = key_out["key"].as_str().unwrap().to_owned();
     let test_key = key_out.lines().next().unwrap().trim().to_owned();
     assert!(test_key.starts_with("psk_test_"), "{key_out}");
     let admin_link = op.add_user(&prt, "ada@lakeside.example", "admin");

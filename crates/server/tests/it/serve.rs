@@ -60,7 +60,8 @@ fn serve_demo_prints_a_test_key_once_and_ping_answers() {
     assert_eq!(body["ok"], true);
     assert_eq!(body["mode"], "test");
     assert_eq!(body["partner"]["name"], "Demo Broker");
-    assert!(body["partner"]["id"].as_str().unwrap().starts_with("prt_"));
+    let partner = body["partner"]["id"].as_str().unwrap().to_owned();
+    assert!(partner.starts_with("prt_"), "{partner}");
     let (status, body) = http_get(
         &server.addr,
         "/v1/ping",
@@ -79,13 +80,17 @@ fn serve_demo_prints_a_test_key_once_and_ping_answers() {
         "{:?}",
         again.stdout
     );
+    let said = again
+        .stdout
+        .iter()
+        .find(|l| l.starts_with("Demo: "))
+        .unwrap_or_else(|| panic!("{:?}", again.stdout));
     assert!(
-        again
-            .stdout
-            .iter()
-            .any(|l| l.contains("already has partners")),
-        "{:?}",
-        again.stdout
+        said.contains(&format!("already has partner {partner} (Demo Broker)"))
+            && said.contains(&format!(
+                "`partner-api key create --partner {partner} --mode test`"
+            )),
+        "{said}"
     );
 }
 

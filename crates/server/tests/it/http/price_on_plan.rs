@@ -208,7 +208,12 @@ fn assert_pending(a: &Answer, camel: bool) -> String {
     let (pending, retry, group, quote) = if camel {
         (CAMEL_PENDING, "/retryAfterSeconds", "/groupId", "/quoteId")
     } else {
-        (SNAKE_PENDING, "/retry_after_seconds", "/group_id", "/quote_id")
+        (
+            SNAKE_PENDING,
+            "/retry_after_seconds",
+            "/group_id",
+            "/quote_id",
+        )
     };
     assert_eq!(keys(b), set(pending), "{b}");
     let secs = int(b, retry);
@@ -801,7 +806,11 @@ async fn a_zero_budget_answers_202_then_the_same_body_finds_the_answer(db: TestD
     assert_eq!(read.body["status"], "pricing", "{}", read.body);
     assert_eq!(read.body["group_id"], json!(gid));
     assert_eq!(read.body["quote_id"], json!(qid));
-    assert!(int(&read.body, "/retry_after_seconds") >= 1, "{}", read.body);
+    assert!(
+        int(&read.body, "/retry_after_seconds") >= 1,
+        "{}",
+        read.body
+    );
 
     assert_eq!(app.run_jobs().await, 1);
 
