@@ -11,7 +11,6 @@ use pricing_core::{
     PricingContext, PricingError, QuoteRequest, RateCard, VersionId,
 };
 use serde::Deserialize;
-use time::Date;
 
 /// Arguments of `price`.
 #[derive(Debug, Args)]
@@ -30,7 +29,8 @@ pub struct PriceArgs {
     /// versions; this selects what is printed).
     #[arg(long, value_enum)]
     version: Option<Version>,
-    /// Plan-year start, `YYYY-MM-DD` (default: the rate card's plan year, January 1).
+    /// Plan-year start, `YYYY-MM-DD` (default: the first day of next month,
+    /// as the API's quotes and price-on-plan take it).
     #[arg(long)]
     plan_year_start: Option<String>,
     /// Accept members with only `age` (HR platform rules); brokers need `dob`.
@@ -73,7 +73,7 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
         Some(text) => pricing_core::census::date_opt::parse(text)
             .map_err(anyhow::Error::msg)
             .context("--plan-year-start")?,
-        None => Date::from_calendar_date(card.plan_year(), time::Month::January, 1)?,
+        None => domain::services::quotes::next_month_start(time::OffsetDateTime::now_utc().date()),
     };
     if let Some(zip) = &args.company_zip
         && !pricing_core::census::is_zip5(zip)

@@ -11,7 +11,12 @@ fn example_census_is_quoted() {
     check_quote(&q, EMPLOYEES);
     assert_eq!(string(&q, "/plan/id"), "diamond", "diamond is the default");
     assert_eq!(string(&q, "/status"), "ready");
-    assert_eq!(string(&q, "/plan_year_start_date"), "2026-01-01");
+    // The API's default: the first day of next month.
+    let next = domain::services::quotes::next_month_start(time::OffsetDateTime::now_utc().date());
+    assert_eq!(
+        string(&q, "/plan_year_start_date"),
+        pricing_core::census::date_opt::format(next)
+    );
     assert_eq!(
         int(&q, "/employee_contribution_premium_cents"),
         0,

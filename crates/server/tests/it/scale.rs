@@ -207,7 +207,14 @@ fn ten_thousand_employees_are_priced() {
         let out = ok(&mut cmd);
         (out, started.elapsed())
     };
-    let mut plan_cmd = price(&plan_census);
+    // The generated census is dated against a plan year starting on
+    // 2026-01-01 (some children are born after it).
+    let dated = |file: &std::path::Path| {
+        let mut cmd = price(file);
+        cmd.args(["--plan-year-start", "2026-01-01"]);
+        cmd
+    };
+    let mut plan_cmd = dated(&plan_census);
     plan_cmd
         .arg("--plan")
         .arg(example("plan.json"))
@@ -215,7 +222,7 @@ fn ten_thousand_employees_are_priced() {
         .arg(example("market_plans.json"));
     // The two runs are independent: run them side by side.
     let ((q, quote_time), (p, plan_time)) = std::thread::scope(|s| {
-        let quote = s.spawn(|| timed(price(&census)));
+        let quote = s.spawn(|| timed(dated(&census)));
         let plan = timed(plan_cmd);
         (quote.join().unwrap(), plan)
     });
