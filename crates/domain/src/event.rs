@@ -274,6 +274,30 @@ fn scaled_ms(secs: i64, scale: f64) -> i64 {
     i64::try_from(base.mul_f64(scale).as_millis()).unwrap_or(i64::MAX)
 }
 
+/// Which events a list returns: created in `[since, until)` (Unix
+/// seconds; `until` open when `None`), of `types` (every type when empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    /// The first second included.
+    pub since: i64,
+    /// The first second excluded.
+    pub until: Option<i64>,
+    /// The types listed.
+    pub types: Vec<EventType>,
+}
+
+impl EventFilter {
+    /// Every event created at or after `since`.
+    #[must_use]
+    pub const fn since(since: i64) -> Self {
+        Self {
+            since,
+            until: None,
+            types: Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

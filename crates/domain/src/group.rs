@@ -410,6 +410,17 @@ pub fn collect(checks: impl IntoIterator<Item = Option<FieldError>>) -> Result<(
     }
 }
 
+/// Which groups a list returns (each field an exact match; none set: all).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupFilter {
+    /// The partner's own `external_id`.
+    pub external_id: Option<String>,
+    /// The company domain, as stored (lowercase).
+    pub domain: Option<String>,
+    /// The group's status.
+    pub status: Option<GroupStatus>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

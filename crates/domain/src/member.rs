@@ -107,6 +107,15 @@ pub fn check_termination(terminated: bool, date: Option<Date>) -> Result<(), Fie
     }
 }
 
+/// Which members a roster page returns (none set: all).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemberFilter {
+    /// `active` or `terminated` (the census record's status).
+    pub status: Option<pricing_core::census::MemberStatus>,
+    /// The roster's enrollment status.
+    pub enrollment_status: Option<EnrollmentStatus>,
+}
+
 #[cfg(test)]
 mod tests {
     use time::macros::date;

@@ -160,6 +160,15 @@ pub struct Quote {
     pub acceptance: Option<crate::embed::Acceptance>,
 }
 
+/// Which of a group's quotes a list returns (none set: all).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QuoteFilter {
+    /// The quote's status.
+    pub status: Option<QuoteStatus>,
+    /// `quote` or `price_on_plan`.
+    pub kind: Option<QuoteKind>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::QuoteStatus::*;

@@ -23,6 +23,7 @@ pub mod limits;
 pub mod observe;
 pub mod openapi;
 pub mod page;
+pub mod query;
 pub mod reply;
 pub mod routes;
 pub mod state;
@@ -51,6 +52,7 @@ where
         .service(routes::health::readyz)
         .service(
             scope::scope("/v1")
+                .wrap(from_fn(query::known_parameters))
                 .wrap(from_fn(idempotency::idempotency))
                 .wrap(from_fn(auth::authenticate))
                 .service(routes::ping::ping)

@@ -150,20 +150,31 @@ pub fn add_common_headers(doc: &mut utoipa::openapi::OpenApi) {
     }
 }
 
-/// The templated paths of the document and their methods.
+/// The templated paths of the document: their methods and the query
+/// parameters their GET documents.
 #[derive(Debug, Clone, Default)]
-pub struct RouteTable(Vec<(Vec<String>, Vec<String>)>);
+pub struct RouteTable(Vec<Route>);
+
+/// One path of [`RouteTable`].
+#[derive(Debug, Clone, Default)]
+struct Route {
+    segments: Vec<String>,
+    methods: Vec<String>,
+    /// `None` when GET is not documented (the served document's own paths).
+    get_query: Option<Vec<String>>,
+}
 
 impl RouteTable {
     /// The table of `doc`, plus the routes that serve the document itself
     /// (`GET` only), which the document does not list.
     #[must_use]
     pub fn of(doc: &utoipa::openapi::OpenApi) -> Self {
-        let served = ["/v1/openapi.json", "/docs", "/docs/"].map(|path| {
-            (
-                path.split('/').map(str::to_owned).collect(),
-                vec!["GET".to_owned()],
-            )
+        use utoipa::openapi::path::ParameterIn;
+
+        let served = ["/v1/openapi.json", "/docs", "/docs/"].map(|path| Route {
+            segments: path.split('/').map(str::to_owned).collect(),
+            methods: vec!["GET".to_owned()],
+            get_query: None,
         });
         Self(
             doc.paths
@@ -182,26 +193,50 @@ impl RouteTable {
                     .filter(|(_, on)| *on)
                     .map(|(m, _)| m.to_owned())
                     .collect();
-                    (segments, methods)
+                    let get_query = item.get.as_ref().map(|op| {
+                        op.parameters
+                            .iter()
+                            .flatten()
+                            .filter_map(|p| match p {
+                                utoipa::openapi::RefOr::T(p) => Some(p),
+                                utoipa::openapi::RefOr::Ref(_) => None,
+                            })
+                            .filter(|p| p.parameter_in == ParameterIn::Query)
+                            .map(|p| p.name.clone())
+                            .collect()
+                    });
+                    Route {
+                        segments,
+                        methods,
+                        get_query,
+                    }
                 })
                 .chain(served)
                 .collect(),
         )
     }
 
+    /// The query parameters the GET of `path` documents, if a template
+    /// with a documented GET matches it.
+    #[must_use]
+    pub fn query_parameters(&self, path: &str) -> Option<&[String]> {
+        self.route(path)?.get_query.as_deref()
+    }
+
+    fn route(&self, path: &str) -> Option<&Route> {
+        let parts: Vec<&str> = path.split('/').collect();
+        self.0.iter().find(|r| {
+            r.segments.len() == parts.len()
+                && r.segments.iter().zip(&parts).all(|(s, p)| {
+                    (s.starts_with('{') && s.ends_with('}') && !p.is_empty()) || s == p
+                })
+        })
+    }
+
     /// The methods allowed on `path`, if a template matches it.
     #[must_use]
     pub fn allowed(&self, path: &str) -> Option<&[String]> {
-        let parts: Vec<&str> = path.split('/').collect();
-        self.0
-            .iter()
-            .find(|(segments, _)| {
-                segments.len() == parts.len()
-                    && segments.iter().zip(&parts).all(|(s, p)| {
-                        (s.starts_with('{') && s.ends_with('}') && !p.is_empty()) || s == p
-                    })
-            })
-            .map(|(_, m)| m.as_slice())
+        self.route(path).map(|r| r.methods.as_slice())
     }
 }
 
@@ -227,13 +262,14 @@ mod tests {
 
     #[test]
     fn templates_match_whole_segments() {
-        let t = RouteTable(vec![(
-            "/v1/groups/{groupId}"
+        let t = RouteTable(vec![Route {
+            segments: "/v1/groups/{groupId}"
                 .split('/')
                 .map(str::to_owned)
                 .collect(),
-            vec!["GET".to_owned(), "PATCH".to_owned()],
-        )]);
+            methods: vec!["GET".to_owned(), "PATCH".to_owned()],
+            get_query: Some(Vec::new()),
+        }]);
         assert!(t.allowed("/v1/groups/grp_000000000000").is_some());
         assert!(t.allowed("/v1/groups/").is_none());
         assert!(t.allowed("/v1/groups/x/y").is_none());

@@ -37,7 +37,7 @@ pub fn next_cursor<T>(list: &str, page: &Page<T>) -> Option<String> {
 
 /// Decodes `%XX` escapes and `+` (cursors are URL-safe base64, so this only
 /// matters for hand-written queries).
-fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -196,8 +196,12 @@ fn benches(c: &mut Criterion) {
         });
         group.bench_function(format!("groups_page_50/{}", t.name), |b| {
             b.iter(|| {
-                rt.block_on(t.stores.groups.groups(&t.scope, &PageRequest::first(50)))
-                    .unwrap()
+                rt.block_on(t.stores.groups.groups(
+                    &t.scope,
+                    &domain::group::GroupFilter::default(),
+                    &PageRequest::first(50),
+                ))
+                .unwrap()
             });
         });
     }

@@ -258,6 +258,17 @@ pub(crate) struct MemberRow {
     pub effective_date: Option<String>,
     pub termination_date: Option<String>,
     pub cobra_deadline: Option<String>,
+    /// The census record's status (`active` or `terminated`), for the
+    /// roster's filter; the record itself stays in `data`.
+    pub status: String,
+}
+
+/// A member's census status as stored in the `status` column.
+pub(crate) fn member_status(status: Option<pricing_core::census::MemberStatus>) -> &'static str {
+    match status {
+        Some(pricing_core::census::MemberStatus::Terminated) => "terminated",
+        _ => "active",
+    }
 }
 
 /// A stored `YYYY-MM-DD` date.
@@ -301,6 +312,7 @@ impl MemberRow {
             effective_date: None,
             termination_date: None,
             cobra_deadline: None,
+            status: String::new(),
         }
     }
 

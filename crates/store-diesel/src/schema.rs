@@ -67,6 +67,7 @@ diesel::table! {
         effective_date -> Nullable<Text>,
         termination_date -> Nullable<Text>,
         cobra_deadline -> Nullable<Text>,
+        status -> Text,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::error::FieldError;
 use crate::group::Group;
 use crate::ids::GroupId;
 use crate::job::NewJob;
+use crate::member::MemberFilter;
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Entropy, JobWaker, Minter, now_secs};
 use crate::scope::Scope;
@@ -95,7 +96,10 @@ impl Census {
         page: &PageRequest,
     ) -> Result<CensusPage, ServiceError> {
         let group = self.groups.group(scope, group_id).await?;
-        let members = self.census.census_page(scope, group_id, page).await?;
+        let members = self
+            .census
+            .census_page(scope, group_id, &MemberFilter::default(), page)
+            .await?;
         Ok(CensusPage { group, members })
     }
 

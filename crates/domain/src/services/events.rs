@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::event::{EVENT_RETENTION_SECS, Event};
+use crate::event::{EVENT_RETENTION_SECS, Event, EventFilter};
 use crate::ids::EventId;
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, now_secs};
@@ -31,32 +31,22 @@ impl Events {
         now_secs(self.clock.as_ref()).saturating_sub(EVENT_RETENTION_SECS)
     }
 
-    /// The scope's events of the last 30 days, newest first.
+    /// The scope's events that `filter` keeps, of the 30 days kept,
+    /// newest first.
     ///
     /// # Errors
     /// Only store failures.
     pub async fn list(
         &self,
         scope: &Scope,
+        filter: &EventFilter,
         page: &PageRequest,
     ) -> Result<Page<Event>, ServiceError> {
-        Ok(self.outbox.events(scope, self.since(), &[], page).await?)
-    }
-
-    /// The scope's events of `types` (every type when empty) created at
-    /// or after `since` (and within the 30 days kept), newest first.
-    ///
-    /// # Errors
-    /// Only store failures.
-    pub async fn filtered(
-        &self,
-        scope: &Scope,
-        since: i64,
-        types: &[crate::event::EventType],
-        page: &PageRequest,
-    ) -> Result<Page<Event>, ServiceError> {
-        let since = since.max(self.since());
-        Ok(self.outbox.events(scope, since, types, page).await?)
+        let kept = EventFilter {
+            since: filter.since.max(self.since()),
+            ..filter.clone()
+        };
+        Ok(self.outbox.events(scope, &kept, page).await?)
     }
 
     /// One event of the scope, while it is 30 days old or younger.

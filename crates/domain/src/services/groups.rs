@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::group::{Group, GroupFields};
+use crate::group::{Group, GroupFields, GroupFilter};
 use crate::idempotency::REPLAY_WINDOW_SECS;
 use crate::ids::GroupId;
 use crate::page::{Page, PageRequest};
@@ -121,16 +121,17 @@ impl Groups {
         Ok(group)
     }
 
-    /// Lists the caller's groups, newest first.
+    /// Lists the caller's groups that `filter` keeps, newest first.
     ///
     /// # Errors
     /// Only store failures.
     pub async fn list(
         &self,
         scope: &Scope,
+        filter: &GroupFilter,
         page: &PageRequest,
     ) -> Result<Page<Group>, ServiceError> {
-        Ok(self.store.groups(scope, page).await?)
+        Ok(self.store.groups(scope, filter, page).await?)
     }
 }
 #[cfg(test)]

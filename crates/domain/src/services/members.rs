@@ -15,7 +15,7 @@ use crate::document::job::CensusCounts;
 use crate::error::FieldError;
 use crate::ids::{GroupId, MemberId};
 use crate::job::NewJob;
-use crate::member::{MemberState, check_termination};
+use crate::member::{MemberFilter, MemberState, check_termination};
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Entropy, JobWaker, Minter, now_secs};
 use crate::scope::Scope;
@@ -204,12 +204,16 @@ impl Members {
         &self,
         scope: &Scope,
         group_id: &GroupId,
+        filter: &MemberFilter,
         page: &PageRequest,
     ) -> Result<Page<StoredMember>, ServiceError> {
         let group = self.groups.group(scope, group_id).await?;
         if group.company_state.is_none() {
             return Err(MemberRefusal::NoRoster.into());
         }
-        Ok(self.census.census_page(scope, group_id, page).await?)
+        Ok(self
+            .census
+            .census_page(scope, group_id, filter, page)
+            .await?)
     }
 }

@@ -30,7 +30,7 @@ use crate::ids::{GroupId, QuoteId};
 use crate::job::JobKind;
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Entropy, Minter};
-use crate::quote::{Quote, QuoteKind, QuoteStatus};
+use crate::quote::{Quote, QuoteFilter, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::{QuoteRefusal, ServiceError, with_fresh_id};
 use crate::store::{CensusStore, GroupStore, JobStore, QuoteStore};
@@ -462,7 +462,7 @@ impl Quotes {
         Ok(self.quotes.quote(scope, id).await?)
     }
 
-    /// The group's quotes, newest first.
+    /// The group's quotes that `filter` keeps, newest first.
     ///
     /// # Errors
     /// [`ServiceError::NotFound`] for a group outside the scope.
@@ -470,11 +470,12 @@ impl Quotes {
         &self,
         scope: &Scope,
         group: &GroupId,
+        filter: &QuoteFilter,
         page: &PageRequest,
     ) -> Result<Page<Quote>, ServiceError> {
         // An unknown group is not found, not an empty list.
         self.groups.group(scope, group).await?;
-        Ok(self.quotes.quotes(scope, group, page).await?)
+        Ok(self.quotes.quotes(scope, group, filter, page).await?)
     }
 
     /// Underwriting finalizes an `in_review` quote: it becomes `ready` and

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use crate::census::{CensusOutcome, CensusWrite, MemberWrite, StoredMember};
 use crate::event::NewEvent;
 use crate::ids::{GroupId, MemberId};
-use crate::member::MemberState;
+use crate::member::{MemberFilter, MemberState};
 use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
@@ -28,7 +28,8 @@ pub trait CensusStore: Send + Sync {
         write: &CensusWrite,
     ) -> StoreResult<CensusOutcome>;
 
-    /// A page of a group's census, newest first over `(created_at, id)`.
+    /// A page of a group's census members that `filter` keeps, newest
+    /// first over `(created_at, id)`.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such group.
@@ -36,6 +37,7 @@ pub trait CensusStore: Send + Sync {
         &self,
         scope: &Scope,
         group: &GroupId,
+        filter: &MemberFilter,
         page: &PageRequest,
     ) -> StoreResult<Page<StoredMember>>;
 

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 
 use crate::event::NewEvent;
-use crate::group::{CompanyState, Group, GroupStatus};
+use crate::group::{CompanyState, Group, GroupFilter, GroupStatus};
 use crate::ids::GroupId;
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
@@ -85,9 +85,14 @@ pub trait GroupStore: Send + Sync {
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown id.
     async fn find_group(&self, id: &GroupId) -> StoreResult<Group>;
 
-    /// The scope's groups, newest first.
+    /// The scope's groups that `filter` keeps, newest first.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
-    async fn groups(&self, scope: &Scope, page: &PageRequest) -> StoreResult<Page<Group>>;
+    async fn groups(
+        &self,
+        scope: &Scope,
+        filter: &GroupFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Group>>;
 }

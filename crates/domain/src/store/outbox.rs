@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use crate::event::{Event, EventType, NewEvent};
+use crate::event::{Event, EventFilter, NewEvent};
 use crate::ids::EventId;
 use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
@@ -124,16 +124,14 @@ pub trait OutboxStore: Send + Sync {
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such event.
     async fn event(&self, scope: &Scope, id: &EventId) -> StoreResult<Event>;
 
-    /// The scope's events created at or after `since`, of `types` (all
-    /// types when empty), newest first.
+    /// The scope's events that `filter` keeps, newest first.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
     async fn events(
         &self,
         scope: &Scope,
-        since: i64,
-        types: &[EventType],
+        filter: &EventFilter,
         page: &PageRequest,
     ) -> StoreResult<Page<Event>>;
 }

@@ -9,7 +9,7 @@ use crate::group::Group;
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::job::NewJob;
 use crate::page::{Page, PageRequest};
-use crate::quote::{Quote, QuoteStatus};
+use crate::quote::{Quote, QuoteFilter, QuoteStatus};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 
@@ -95,7 +95,7 @@ pub trait QuoteStore: Send + Sync {
         now: i64,
     ) -> StoreResult<Option<Quote>>;
 
-    /// A group's quotes, newest first.
+    /// A group's quotes that `filter` keeps, newest first.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such group.
@@ -103,6 +103,7 @@ pub trait QuoteStore: Send + Sync {
         &self,
         scope: &Scope,
         group: &GroupId,
+        filter: &QuoteFilter,
         page: &PageRequest,
     ) -> StoreResult<Page<Quote>>;
 

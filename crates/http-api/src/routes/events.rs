@@ -2,11 +2,13 @@
 
 use actix_web::{HttpRequest, get, post, web};
 
+use domain::event::{EventFilter, EventType};
 use domain::ids::EventId;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::page;
+use crate::query::{self, Query, kept};
 use crate::reply::Reply;
 use crate::routes::{CommonErrors, not_found_as};
 use crate::state::AppState;
@@ -18,17 +20,83 @@ const LIST: &str = "events";
 /// The one not-found of an event.
 const NO_EVENT: &str = "no such event in this mode (events are kept for 30 days)";
 
+/// Filters of the event list (together, all must hold).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventFilters {
+    /// Only events of this type.
+    #[param(inline, rename = "type")]
+    pub kind: Option<EventTypeIn>,
+    /// Only events created at or after this time (RFC 3339; whole seconds,
+    /// as `created_at` shows them).
+    #[param(example = "2026-11-21T00:00:00Z", format = DateTime)]
+    pub created_gte: Option<String>,
+    /// Only events created before this time (RFC 3339).
+    #[param(example = "2026-11-22T00:00:00Z", format = DateTime)]
+    pub created_lt: Option<String>,
+}
+
+/// An event type, as a filter.
+#[derive(utoipa::ToSchema)]
+pub enum EventTypeIn {
+    /// A test event.
+    #[schema(rename = "ping")]
+    Ping,
+    /// An in-review quote was finalized.
+    #[schema(rename = "quote.finalized")]
+    QuoteFinalized,
+    /// The employer accepted the offer.
+    #[schema(rename = "quote.accepted")]
+    QuoteAccepted,
+    /// An enrollment was created.
+    #[schema(rename = "enrollment.created")]
+    EnrollmentCreated,
+    /// An onboarding step's status changed.
+    #[schema(rename = "enrollment.updated")]
+    EnrollmentUpdated,
+    /// The company moved from `sandbox` to `prod`.
+    #[schema(rename = "group.state_changed")]
+    GroupStateChanged,
+    /// A census write was processed.
+    #[schema(rename = "census.processed")]
+    CensusProcessed,
+    /// Payroll deductions changed.
+    #[schema(rename = "deductions.changed")]
+    DeductionsChanged,
+}
+
+/// The event filters of `req`'s query.
+fn event_filters(req: &HttpRequest) -> Result<EventFilter, ApiError> {
+    let q = Query::of(req);
+    let expected = format!(
+        "must be one of {}",
+        EventType::ALL
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    query::filters(|errors| EventFilter {
+        types: kept(errors, q.value("type", &expected, EventType::parse))
+            .into_iter()
+            .collect(),
+        since: kept(errors, q.timestamp("created_gte")).unwrap_or(0),
+        until: kept(errors, q.timestamp("created_lt")),
+    })
+}
+
 /// List the partner's events of the key's mode, newest first, for 30 days:
 /// the same envelopes webhooks deliver, to reconcile missed deliveries.
+/// The filters pick a type and a window of creation times.
 #[utoipa::path(
     tag = "Events",
     operation_id = "list_events",
-    params(crate::routes::groups::PageParams),
+    params(EventFilters, crate::routes::groups::PageParams),
     responses(
         (status = 200, description = "A page of events", body = EventList),
-        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
-         example = json!({"error": "invalid_request", "message": "cursor: is not a cursor of this list",
-                          "details": [{"field": "cursor", "message": "is not a cursor of this list"}]})),
+        (status = 400, description = "A bad `limit`, `cursor` or filter, or a query parameter this list does not take", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "created_gte: must be an RFC 3339 timestamp such as 2026-11-21T13:14:00Z",
+                          "details": [{"field": "created_gte", "message": "must be an RFC 3339 timestamp such as 2026-11-21T13:14:00Z"}]})),
         CommonErrors
     ),
     security(("bearer" = []))
@@ -39,10 +107,11 @@ pub async fn list_events(
     caller: Caller,
     req: HttpRequest,
 ) -> Result<Reply, ApiError> {
+    let filter = event_filters(&req)?;
     let request = page::request(&req, LIST)?;
     let page = state
         .events
-        .list(&caller.principal.scope(), &request)
+        .list(&caller.principal.scope(), &filter, &request)
         .await?;
     Reply::ok(&EventList {
         next_cursor: page::next_cursor(LIST, &page),

@@ -2,12 +2,15 @@
 //! and `PATCH /groups/{groupId}` (contract section 3, Groups).
 
 use actix_web::{HttpRequest, get, patch, post, web};
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
+
+use domain::group::{GroupFilter, GroupStatus};
 
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
 use crate::page;
+use crate::query::{self, Query, kept};
 use crate::reply::Reply;
 use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
 use crate::state::AppState;
@@ -26,6 +29,55 @@ pub struct PageParams {
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
+}
+
+/// Filters of the group list (each an exact match; together, all must
+/// hold).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GroupFilters {
+    /// Only the group with this `external_id` (the partner's own id).
+    #[param(example = "acme-0042")]
+    pub external_id: Option<String>,
+    /// Only the groups of this company domain (compared in lowercase).
+    #[param(example = "acme-mfg.com")]
+    pub domain: Option<String>,
+    /// Only the groups in this status.
+    #[param(inline)]
+    pub status: Option<GroupStatusIn>,
+}
+
+/// A group's status, as a filter.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum GroupStatusIn {
+    /// No census yet.
+    Created,
+    /// A census was accepted.
+    CensusReceived,
+    /// Quoted.
+    Quoted,
+    /// Enrolled.
+    Enrolled,
+    /// The company is in production.
+    Active,
+}
+
+/// The group filters of `req`'s query.
+fn group_filters(req: &HttpRequest) -> Result<GroupFilter, ApiError> {
+    let q = Query::of(req);
+    query::filters(|errors| GroupFilter {
+        external_id: q.text("external_id").map(str::to_owned),
+        domain: q.text("domain").map(|d| d.trim().to_ascii_lowercase()),
+        status: kept(
+            errors,
+            q.value(
+                "status",
+                "must be created, census_received, quoted, enrolled or active",
+                GroupStatus::parse,
+            ),
+        ),
+    })
 }
 
 /// Create an employer group.
@@ -69,16 +121,17 @@ pub async fn create_group(
     )
 }
 
-/// List the caller's groups of the key's mode, newest first.
+/// List the caller's groups of the key's mode, newest first; the filters
+/// find a group by the partner's own `external_id`, its domain or status.
 #[utoipa::path(
     tag = "Groups",
     operation_id = "list_groups",
-    params(PageParams),
+    params(GroupFilters, PageParams),
     responses(
         (status = 200, description = "A page of groups", body = GroupList),
-        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
-         example = json!({"error": "invalid_request", "message": "limit: must be an integer from 1 to 200",
-                          "details": [{"field": "limit", "message": "must be an integer from 1 to 200"}]})),
+        (status = 400, description = "A bad `limit`, `cursor` or filter, or a query parameter this list does not take", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "status: must be created, census_received, quoted, enrolled or active",
+                          "details": [{"field": "status", "message": "must be created, census_received, quoted, enrolled or active"}]})),
         CommonErrors
     ),
     security(("bearer" = []))
@@ -89,10 +142,11 @@ pub async fn list_groups(
     caller: Caller,
     req: HttpRequest,
 ) -> Result<Reply, ApiError> {
+    let filter = group_filters(&req)?;
     let request = page::request(&req, LIST)?;
     let page = state
         .groups
-        .list(&caller.principal.scope(), &request)
+        .list(&caller.principal.scope(), &filter, &request)
         .await?;
     Reply::ok(&GroupList {
         next_cursor: page::next_cursor(LIST, &page),

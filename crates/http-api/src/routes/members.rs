@@ -9,15 +9,17 @@ use time::Date;
 
 use domain::error::FieldError;
 use domain::ids::MemberId;
+use domain::member::{EnrollmentStatus, MemberFilter};
 use domain::partner::PartnerKind;
 use domain::services::ServiceError;
-use pricing_core::census::{CensusMember, CensusRules, date_opt};
+use pricing_core::census::{CensusMember, CensusRules, MemberStatus, date_opt};
 
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits;
 use crate::page;
+use crate::query::{self, Query, kept};
 use crate::reply::Reply;
 use crate::routes::{CommonErrors, group_id, group_not_found, not_found_as};
 use crate::state::AppState;
@@ -212,21 +214,79 @@ pub async fn update_member(
     Reply::ok(&MemberOut::of(&stored)?)
 }
 
+/// Filters of the roster (together, all must hold).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MemberFilters {
+    /// Only active or only terminated members.
+    #[param(inline)]
+    pub status: Option<MemberStatusIn>,
+    /// Only members of this enrollment status.
+    #[param(inline)]
+    pub enrollment_status: Option<EnrollmentStatusIn>,
+}
+
+/// A member's census status, as a filter.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum MemberStatusIn {
+    /// Employed.
+    Active,
+    /// Terminated (COBRA may apply).
+    Terminated,
+}
+
+/// A member's enrollment status, as a filter.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum EnrollmentStatusIn {
+    /// No election yet.
+    Pending,
+    /// Elected coverage.
+    Enrolled,
+    /// Waived coverage.
+    Waived,
+}
+
+/// The roster filters of `req`'s query.
+fn member_filters(req: &HttpRequest) -> Result<MemberFilter, ApiError> {
+    let q = Query::of(req);
+    query::filters(|errors| MemberFilter {
+        status: kept(
+            errors,
+            q.value("status", "must be active or terminated", |v| match v {
+                "active" => Some(MemberStatus::Active),
+                "terminated" => Some(MemberStatus::Terminated),
+                _ => None,
+            }),
+        ),
+        enrollment_status: kept(
+            errors,
+            q.value(
+                "enrollment_status",
+                "must be pending, enrolled or waived",
+                EnrollmentStatus::parse,
+            ),
+        ),
+    })
+}
+
 /// The enrollment roster: enrollment and invitation status and a dependent
 /// count per member, never a dependent's identity. 404 until the group's
-/// enrollment.
+/// enrollment. The filters pick members by status and enrollment status.
 #[utoipa::path(
     tag = "Members",
     operation_id = "list_roster",
     params(
         ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        MemberFilters,
         crate::routes::groups::PageParams
     ),
     responses(
         (status = 200, description = "A page of the roster", body = RosterPage),
-        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
-         example = json!({"error": "invalid_request", "message": "limit: must be an integer from 1 to 200",
-                          "details": [{"field": "limit", "message": "must be an integer from 1 to 200"}]})),
+        (status = 400, description = "A bad `limit`, `cursor` or filter, or a query parameter this list does not take", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "enrollment_status: must be pending, enrolled or waived",
+                          "details": [{"field": "enrollment_status", "message": "must be pending, enrolled or waived"}]})),
         (status = 404, description = "No such group for this partner and mode, or no enrollment yet", body = ErrorBody,
          example = json!({"error": "not_found", "message": "the group has no roster until its enrollment"})),
         CommonErrors
@@ -240,13 +300,14 @@ pub async fn list_roster(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<Reply, ApiError> {
+    let filter = member_filters(&req)?;
     let gid = group_id(&path)?;
     // The roster pages over the census, so it shares the census's cursors.
     let list = format!("census:{}", gid.as_str());
     let request = page::request(&req, &list)?;
     let page = match state
         .members
-        .roster(&caller.principal.scope(), &gid, &request)
+        .roster(&caller.principal.scope(), &gid, &filter, &request)
         .await
     {
         Ok(page) => page,

@@ -4,7 +4,7 @@
 use actix_web::{HttpRequest, get, post, web};
 
 use domain::ids::QuoteId;
-use domain::quote::{Quote, QuoteKind};
+use domain::quote::{Quote, QuoteFilter, QuoteKind, QuoteStatus};
 use domain::services::quotes::QuoteBody;
 
 use crate::auth::Caller;
@@ -12,6 +12,7 @@ use crate::body;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits;
 use crate::page;
+use crate::query::{self, Query, kept};
 use crate::reply::Reply;
 use crate::routes::price_on_plan::form_of;
 use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
@@ -94,19 +95,76 @@ pub async fn create_quote(
     )
 }
 
+/// Filters of a group's quote list (exact match; together, all must hold).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct QuoteFilters {
+    /// Only quotes in this status (`pricing` and `unavailable` are
+    /// price-on-plan's).
+    #[param(inline)]
+    pub status: Option<QuoteStatusIn>,
+    /// Only market-rate quotes (`quote`) or price-on-plan quotes.
+    #[param(inline, rename = "type")]
+    pub kind: Option<QuoteTypeIn>,
+}
+
+/// A quote's status, as a filter.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum QuoteStatusIn {
+    /// Usable for an enrollment.
+    Ready,
+    /// Waiting for underwriting.
+    InReview,
+    /// Price-on-plan: nothing could be built.
+    Unavailable,
+    /// Price-on-plan: still pricing.
+    Pricing,
+}
+
+/// A quote's type, as a filter.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum QuoteTypeIn {
+    /// `POST /groups/{groupId}/quotes`.
+    Quote,
+    /// `POST /price-on-plan`.
+    PriceOnPlan,
+}
+
+/// The quote filters of `req`'s query.
+fn quote_filters(req: &HttpRequest) -> Result<QuoteFilter, ApiError> {
+    let q = Query::of(req);
+    query::filters(|errors| QuoteFilter {
+        status: kept(
+            errors,
+            q.value(
+                "status",
+                "must be ready, in_review, unavailable or pricing",
+                QuoteStatus::parse,
+            ),
+        ),
+        kind: kept(
+            errors,
+            q.value("type", "must be quote or price_on_plan", QuoteKind::parse),
+        ),
+    })
+}
+
 /// List the group's quotes, newest first.
 #[utoipa::path(
     tag = "Quotes",
     operation_id = "list_quotes",
     params(
         ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        QuoteFilters,
         crate::routes::groups::PageParams
     ),
     responses(
         (status = 200, description = "A page of quotes", body = QuoteList),
-        (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
-         example = json!({"error": "invalid_request", "message": "limit: must be an integer from 1 to 200",
-                          "details": [{"field": "limit", "message": "must be an integer from 1 to 200"}]})),
+        (status = 400, description = "A bad `limit`, `cursor` or filter, or a query parameter this list does not take", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "type: must be quote or price_on_plan",
+                          "details": [{"field": "type", "message": "must be quote or price_on_plan"}]})),
         (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
          example = json!({"error": "not_found", "message": "no such group in this mode"})),
         CommonErrors
@@ -120,12 +178,13 @@ pub async fn list_quotes(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<Reply, ApiError> {
+    let filter = quote_filters(&req)?;
     let id = group_id(&path)?;
     let list = format!("quotes:{}", id.as_str());
     let request = page::request(&req, &list)?;
     let page = state
         .quotes
-        .list(&caller.principal.scope(), &id, &request)
+        .list(&caller.principal.scope(), &id, &filter, &request)
         .await
         .map_err(|e| not_found(e.into()))?;
     Reply::ok(&QuoteList {

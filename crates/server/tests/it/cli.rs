@@ -648,11 +648,11 @@ impl Library {
     fn events(&self, scope: &Scope, kind: EventType) -> Vec<Value> {
         let page = self
             .rt
-            .block_on(
-                self.stores
-                    .outbox
-                    .events(scope, 0, &[], &PageRequest::first(100)),
-            )
+            .block_on(self.stores.outbox.events(
+                scope,
+                &domain::event::EventFilter::since(0),
+                &PageRequest::first(100),
+            ))
             .unwrap();
         page.items
             .into_iter()
@@ -985,11 +985,11 @@ fn company_verify_reject_and_deposits(s: &Sandbox) {
     assert_eq!(enrollment_status(), ("active", Some("prod")));
     let events = lib
         .rt
-        .block_on(
-            lib.stores
-                .outbox
-                .events(&live, 0, &[], &PageRequest::first(200)),
-        )
+        .block_on(lib.stores.outbox.events(
+            &live,
+            &domain::event::EventFilter::since(0),
+            &PageRequest::first(200),
+        ))
         .unwrap();
     let went_live: Vec<_> = events
         .items

@@ -20,6 +20,7 @@ mod embedded;
 mod enrollments;
 mod envelope;
 mod events;
+mod filters;
 mod groups;
 mod hostile;
 mod idempotency;

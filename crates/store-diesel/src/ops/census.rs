@@ -19,7 +19,7 @@ use domain::group::GroupStatus;
 use domain::ids::{GroupId, MemberId};
 use domain::job::NewJob;
 use domain::job::{JobKind, JobState};
-use domain::member::MemberState;
+use domain::member::{MemberFilter, MemberState};
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
 use domain::store::{CensusStore, Conflict, StoreError, StoreResult};
@@ -30,7 +30,7 @@ use super::outbox::append_events;
 use super::shared::{insert_jobs, insert_members, job_rows};
 use super::{Conn, Store};
 use crate::error::{TxError, corrupt, db};
-use crate::rows::{JobRow, MemberRow, int, member_data};
+use crate::rows::{JobRow, MemberRow, int, member_data, member_status};
 use crate::schema::{groups, jobs, members};
 
 /// A member row of `scope`'s group `gid` with the default roster state.
@@ -60,6 +60,7 @@ pub(crate) fn member_row(
         effective_date: None,
         termination_date: None,
         cobra_deadline: None,
+        status: member_status(m.status).to_owned(),
     };
     row.set_state(&MemberState::default());
     Ok(row)
@@ -253,19 +254,23 @@ impl CensusStore for Store {
         &self,
         scope: &Scope,
         group: &GroupId,
+        filter: &MemberFilter,
         page: &PageRequest,
     ) -> StoreResult<Page<StoredMember>> {
         let mut conn = self.conn().await?;
         load_group(&mut conn, scope, group.as_str()).await?;
-        let rows = keyset_page!(
-            members::table
-                .filter(members::group_id.eq(group.as_str()))
-                .filter(members::partner_id.eq(scope.partner.as_str()))
-                .filter(members::mode.eq(scope.mode.as_str()))
-                .into_boxed(),
-            members,
-            page
-        )
+        let mut query = members::table
+            .filter(members::group_id.eq(group.as_str()))
+            .filter(members::partner_id.eq(scope.partner.as_str()))
+            .filter(members::mode.eq(scope.mode.as_str()))
+            .into_boxed();
+        if let Some(status) = filter.status {
+            query = query.filter(members::status.eq(member_status(Some(status))));
+        }
+        if let Some(enrollment) = filter.enrollment_status {
+            query = query.filter(members::enrollment_status.eq(enrollment.as_str()));
+        }
+        let rows = keyset_page!(query, members, page)
         .select(MemberRow::as_select())
         .load(&mut *conn)
         .await
@@ -377,6 +382,7 @@ impl CensusStore for Store {
                     members::effective_date.eq(&row.effective_date),
                     members::termination_date.eq(&row.termination_date),
                     members::cobra_deadline.eq(&row.cobra_deadline),
+                    members::status.eq(&row.status),
                 ))
                 .execute(c)
                 .await?;

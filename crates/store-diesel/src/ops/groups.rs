@@ -6,7 +6,7 @@ use diesel::{
 };
 use diesel_async::RunQueryDsl;
 use domain::event::NewEvent;
-use domain::group::{CompanyState, Group, GroupStatus};
+use domain::group::{CompanyState, Group, GroupFilter, GroupStatus};
 use domain::ids::GroupId;
 use domain::mode::Mode;
 use domain::page::{Cursor, Page, PageRequest};
@@ -226,16 +226,27 @@ impl GroupStore for Store {
         .await?)
     }
 
-    async fn groups(&self, scope: &Scope, page: &PageRequest) -> StoreResult<Page<Group>> {
+    async fn groups(
+        &self,
+        scope: &Scope,
+        filter: &GroupFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Group>> {
         let mut conn = self.conn().await?;
-        let rows = keyset_page!(
-            groups::table
-                .filter(groups::partner_id.eq(scope.partner.as_str()))
-                .filter(groups::mode.eq(scope.mode.as_str()))
-                .into_boxed(),
-            groups,
-            page
-        )
+        let mut query = groups::table
+            .filter(groups::partner_id.eq(scope.partner.as_str()))
+            .filter(groups::mode.eq(scope.mode.as_str()))
+            .into_boxed();
+        if let Some(external_id) = &filter.external_id {
+            query = query.filter(groups::external_id.eq(external_id));
+        }
+        if let Some(domain) = &filter.domain {
+            query = query.filter(groups::domain.eq(domain));
+        }
+        if let Some(status) = filter.status {
+            query = query.filter(groups::status.eq(status.as_str()));
+        }
+        let rows = keyset_page!(query, groups, page)
         .select(GroupRow::as_select())
         .load(&mut *conn)
         .await

@@ -5,7 +5,7 @@ use diesel::{
     BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
 };
 use diesel_async::RunQueryDsl;
-use domain::event::{DeliveryState, Event, NewEvent};
+use domain::event::{DeliveryState, Event, EventFilter, NewEvent};
 use domain::ids::EventId;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
@@ -258,18 +258,20 @@ impl OutboxStore for Store {
     async fn events(
         &self,
         scope: &Scope,
-        since: i64,
-        types: &[EventType],
+        filter: &EventFilter,
         page: &PageRequest,
     ) -> StoreResult<Page<Event>> {
         let mut conn = self.conn().await?;
         let mut query = events::table
             .filter(events::partner_id.eq(scope.partner.as_str()))
             .filter(events::mode.eq(scope.mode.as_str()))
-            .filter(events::created_at.ge(since))
+            .filter(events::created_at.ge(filter.since))
             .into_boxed();
-        if !types.is_empty() {
-            let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+        if let Some(until) = filter.until {
+            query = query.filter(events::created_at.lt(until));
+        }
+        if !filter.types.is_empty() {
+            let names: Vec<&str> = filter.types.iter().map(|t| t.as_str()).collect();
             query = query.filter(events::event_type.eq_any(names));
         }
         let rows = keyset_page!(query, events, page)

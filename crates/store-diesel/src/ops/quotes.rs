@@ -14,7 +14,7 @@ use domain::job::{JobState, NewJob};
 use domain::portal::NewLink;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::quote::QuoteKind;
-use domain::quote::{Quote, QuoteStatus};
+use domain::quote::{Quote, QuoteFilter, QuoteStatus};
 use domain::scope::Scope;
 use domain::services::quotes::group_pricing_digest;
 use domain::store::{Conflict, Lead, QuoteStore, StoreError, StoreResult};
@@ -190,19 +190,23 @@ impl QuoteStore for Store {
         &self,
         scope: &Scope,
         group: &GroupId,
+        filter: &QuoteFilter,
         page: &PageRequest,
     ) -> StoreResult<Page<Quote>> {
         let mut conn = self.conn().await?;
         load_group(&mut conn, scope, group.as_str()).await?;
-        let rows = keyset_page!(
-            quotes::table
-                .filter(quotes::group_id.eq(group.as_str()))
-                .filter(quotes::partner_id.eq(scope.partner.as_str()))
-                .filter(quotes::mode.eq(scope.mode.as_str()))
-                .into_boxed(),
-            quotes,
-            page
-        )
+        let mut query = quotes::table
+            .filter(quotes::group_id.eq(group.as_str()))
+            .filter(quotes::partner_id.eq(scope.partner.as_str()))
+            .filter(quotes::mode.eq(scope.mode.as_str()))
+            .into_boxed();
+        if let Some(status) = filter.status {
+            query = query.filter(quotes::status.eq(status.as_str()));
+        }
+        if let Some(kind) = filter.kind {
+            query = query.filter(quotes::kind.eq(kind.as_str()));
+        }
+        let rows = keyset_page!(query, quotes, page)
         .select(QuoteRow::as_select())
         .load(&mut *conn)
         .await

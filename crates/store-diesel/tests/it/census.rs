@@ -131,7 +131,12 @@ async fn replace_keeps_ids_by_external_id_then_email(t: TestDb) {
     // Pages: newest first over (created_at, id).
     let page = s
         .census
-        .census_page(&sc, &g.id, &PageRequest::first(2))
+        .census_page(
+            &sc,
+            &g.id,
+            &domain::member::MemberFilter::default(),
+            &PageRequest::first(2),
+        )
         .await
         .unwrap();
     assert_eq!(page.items[0].id, after[2].id);
@@ -140,6 +145,7 @@ async fn replace_keeps_ids_by_external_id_then_email(t: TestDb) {
         .census_page(
             &sc,
             &g.id,
+            &domain::member::MemberFilter::default(),
             &PageRequest {
                 limit: 2,
                 after: page.next,

@@ -43,7 +43,11 @@ async fn reads_are_scoped_to_partner_and_mode(t: TestDb) {
         ));
         assert!(
             s.groups
-                .groups(other, &PageRequest::first(50))
+                .groups(
+                    other,
+                    &domain::group::GroupFilter::default(),
+                    &PageRequest::first(50)
+                )
                 .await
                 .unwrap()
                 .items
@@ -139,7 +143,15 @@ async fn pages_are_newest_first_and_stable_under_inserts(t: TestDb) {
             .await
             .unwrap();
     }
-    let first = s.groups.groups(&a, &PageRequest::first(10)).await.unwrap();
+    let first = s
+        .groups
+        .groups(
+            &a,
+            &domain::group::GroupFilter::default(),
+            &PageRequest::first(10),
+        )
+        .await
+        .unwrap();
     assert_eq!(first.items.len(), 10);
     // New groups arrive between page reads, newer than everything.
     for n in 100..110u16 {
@@ -155,6 +167,7 @@ async fn pages_are_newest_first_and_stable_under_inserts(t: TestDb) {
             .groups
             .groups(
                 &a,
+                &domain::group::GroupFilter::default(),
                 &PageRequest {
                     limit: 10,
                     after: Some(cursor),
@@ -172,7 +185,15 @@ async fn pages_are_newest_first_and_stable_under_inserts(t: TestDb) {
     want.sort_by(|x, y| y.cmp(x));
     assert_eq!(seen, want.into_iter().map(|(_, id)| id).collect::<Vec<_>>());
     // The last page says so.
-    let all = s.groups.groups(&a, &PageRequest::first(200)).await.unwrap();
+    let all = s
+        .groups
+        .groups(
+            &a,
+            &domain::group::GroupFilter::default(),
+            &PageRequest::first(200),
+        )
+        .await
+        .unwrap();
     assert_eq!(all.items.len(), 35);
     assert_eq!(all.next, None);
 }

@@ -15,6 +15,7 @@ mod harness;
 mod census;
 mod crash;
 mod documents;
+mod filters;
 mod groups;
 mod idempotency;
 mod jobs;

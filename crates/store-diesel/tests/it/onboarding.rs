@@ -114,7 +114,11 @@ async fn a_change_is_stored_at_the_next_revision_and_an_older_one_changes_nothin
     assert_eq!(job.job.payload, first.jobs[0].payload);
     let events = s
         .outbox
-        .events(&a, 0, &[], &PageRequest::first(50))
+        .events(
+            &a,
+            &domain::event::EventFilter::since(0),
+            &PageRequest::first(50),
+        )
         .await
         .unwrap();
     assert_eq!(events.items.len(), 1);
@@ -132,7 +136,11 @@ async fn a_change_is_stored_at_the_next_revision_and_an_older_one_changes_nothin
     assert_eq!(s.quotes.enrollment(&a, &e.id).await.unwrap(), read);
     let events = s
         .outbox
-        .events(&a, 0, &[], &PageRequest::first(50))
+        .events(
+            &a,
+            &domain::event::EventFilter::since(0),
+            &PageRequest::first(50),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -173,7 +181,11 @@ async fn the_last_step_takes_the_group_live_in_the_same_transaction(t: TestDb) {
     );
     let events = s
         .outbox
-        .events(&a, 0, &[], &PageRequest::first(50))
+        .events(
+            &a,
+            &domain::event::EventFilter::since(0),
+            &PageRequest::first(50),
+        )
         .await
         .unwrap();
     // Both events, claimed for delivery in the order they were written.

@@ -98,7 +98,11 @@ async fn events_commit_with_their_change_or_not_at_all(t: TestDb) {
     let (_, other) = partner(s, 2).await;
     assert!(
         s.outbox
-            .events(&other, 0, &[], &PageRequest::first(50))
+            .events(
+                &other,
+                &domain::event::EventFilter::since(0),
+                &PageRequest::first(50)
+            )
             .await
             .unwrap()
             .items
@@ -223,14 +227,22 @@ async fn deliveries_are_claimed_once_and_retried_when_due(t: TestDb) {
     // Events list newest first, 30-day window by `since`.
     let page = s
         .outbox
-        .events(&sc, 0, &[], &PageRequest::first(2))
+        .events(
+            &sc,
+            &domain::event::EventFilter::since(0),
+            &PageRequest::first(2),
+        )
         .await
         .unwrap();
     assert_eq!(page.items.len(), 2);
     assert!(page.next.is_some());
     assert!(
         s.outbox
-            .events(&sc, 11, &[], &PageRequest::first(2))
+            .events(
+                &sc,
+                &domain::event::EventFilter::since(11),
+                &PageRequest::first(2)
+            )
             .await
             .unwrap()
             .items

@@ -11,7 +11,7 @@ use crate::error::FieldError;
 use crate::ids::{GroupId, QuoteId};
 use crate::page::PageRequest;
 use crate::ports::Minter;
-use crate::quote::{Quote, QuoteKind, QuoteStatus};
+use crate::quote::{Quote, QuoteFilter, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::{EmbedRefusal, ServiceError, with_fresh_id};
 use crate::store::StoreError;
@@ -55,7 +55,12 @@ impl EmbedSessions {
             Some(id) => {
                 self.ports
                     .quotes
-                    .quotes(scope, group, &PageRequest::first(1))
+                    .quotes(
+                        scope,
+                        group,
+                        &QuoteFilter::default(),
+                        &PageRequest::first(1),
+                    )
                     .await?;
                 self.named(scope, group, id, now).await?
             }
@@ -142,7 +147,11 @@ impl EmbedSessions {
         let mut page = PageRequest::first(crate::page::MAX_LIMIT);
         let mut stale = false;
         for _ in 0..MAX_PAGES {
-            let found = self.ports.quotes.quotes(scope, group, &page).await?;
+            let found = self
+                .ports
+                .quotes
+                .quotes(scope, group, &QuoteFilter::default(), &page)
+                .await?;
             let next = found.next.clone();
             let mut usable = found.items.into_iter().filter(|q| {
                 q.kind == QuoteKind::Quote && q.status == QuoteStatus::Ready && q.expires_at > now

@@ -46,16 +46,53 @@ async fn lists_ask_for_the_last_30_days() {
     let mut outbox = MockOutboxStore::new();
     outbox
         .expect_events()
-        .withf(|s, since, types, p| {
-            *s == scope() && *since == NOW - 30 * 86_400 && types.is_empty() && p.limit == 50
+        .withf(|s, f, p| {
+            *s == scope() && *f == EventFilter::since(NOW - 30 * 86_400) && p.limit == 50
         })
         .times(1)
-        .returning(|_, _, _, _| Ok(Page::from_rows(vec![stored(NOW)], 50, |_| unreachable!())));
+        .returning(|_, _, _| Ok(Page::from_rows(vec![stored(NOW)], 50, |_| unreachable!())));
     let page = Events::new(Arc::new(outbox), clock())
-        .list(&scope(), &PageRequest::first(50))
+        .list(&scope(), &EventFilter::default(), &PageRequest::first(50))
         .await
         .unwrap();
     assert_eq!(page.items, vec![stored(NOW)]);
+}
+
+#[tokio::test]
+async fn a_filter_keeps_its_window_and_types_within_the_30_days() {
+    let asked = EventFilter {
+        since: NOW - 3_600,
+        until: Some(NOW - 60),
+        types: vec![EventType::EnrollmentCreated],
+    };
+    let expected = asked.clone();
+    let mut outbox = MockOutboxStore::new();
+    outbox
+        .expect_events()
+        .withf(move |_, f, _| *f == expected)
+        .times(1)
+        .returning(|_, _, _| Ok(Page::from_rows(Vec::new(), 50, |_| unreachable!())));
+    let events = Events::new(Arc::new(outbox), clock());
+    events
+        .list(&scope(), &asked, &PageRequest::first(50))
+        .await
+        .unwrap();
+    // A window reaching further back than 30 days starts at the 30 days.
+    let mut outbox = MockOutboxStore::new();
+    outbox
+        .expect_events()
+        .withf(|_, f, _| f.since == NOW - 30 * 86_400 && f.until == Some(NOW))
+        .times(1)
+        .returning(|_, _, _| Ok(Page::from_rows(Vec::new(), 50, |_| unreachable!())));
+    let old = EventFilter {
+        since: 0,
+        until: Some(NOW),
+        types: Vec::new(),
+    };
+    Events::new(Arc::new(outbox), clock())
+        .list(&scope(), &old, &PageRequest::first(50))
+        .await
+        .unwrap();
 }
 
 #[tokio::test]

@@ -355,20 +355,28 @@ async fn list_passes_the_scope_and_page_through() {
     let mut store = MockGroupStore::new();
     store
         .expect_groups()
-        .withf(move |s, p| *s == scope() && *p == expected_page)
+        .withf(move |s, f, p| *s == scope() && *f == GroupFilter::default() && *p == expected_page)
         .times(1)
-        .return_once(move |_, _| Ok(returned));
+        .return_once(move |_, _, _| Ok(returned));
     let svc = service(store, MockClock::new(), MockEntropy::new());
-    assert_eq!(svc.list(&scope(), &page).await.unwrap(), answer);
+    assert_eq!(
+        svc.list(&scope(), &GroupFilter::default(), &page)
+            .await
+            .unwrap(),
+        answer
+    );
 }
 
 #[tokio::test]
 async fn list_propagates_store_failures() {
     let mut store = MockGroupStore::new();
-    store.expect_groups().times(1).returning(|_, _| Err(down()));
+    store
+        .expect_groups()
+        .times(1)
+        .returning(|_, _, _| Err(down()));
     let svc = service(store, MockClock::new(), MockEntropy::new());
     let err = svc
-        .list(&scope(), &PageRequest::first(50))
+        .list(&scope(), &GroupFilter::default(), &PageRequest::first(50))
         .await
         .unwrap_err();
     assert!(matches!(err, ServiceError::Unavailable(_)), "{err:?}");

@@ -5,6 +5,7 @@
 use super::{Onboarding, OnboardingView};
 use crate::census::StoredMember;
 use crate::ids::{EnrollmentId, GroupId};
+use crate::member::MemberFilter;
 use crate::page::PageRequest;
 use crate::quote::Quote;
 use crate::scope::Scope;
@@ -48,6 +49,7 @@ impl Onboarding {
             .census_page(
                 scope,
                 &view.enrollment.group_id,
+                &MemberFilter::default(),
                 &PageRequest::first(crate::page::MAX_LIMIT),
             )
             .await?;
@@ -64,7 +66,11 @@ impl Onboarding {
         let mut addresses: Vec<String> = Vec::new();
         let mut page = PageRequest::first(crate::page::MAX_LIMIT);
         loop {
-            let members = self.ports.census.census_page(scope, group, &page).await?;
+            let members = self
+                .ports
+                .census
+                .census_page(scope, group, &MemberFilter::default(), &page)
+                .await?;
             for m in &members.items {
                 if let Some(email) = m.member.email.as_deref().map(str::trim)
                     && !email.is_empty()

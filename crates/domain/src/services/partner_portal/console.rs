@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use crate::api_key::{ApiKey, KeyRecord};
-use crate::event::{Event, EventType};
-use crate::group::Group;
+use crate::event::{Event, EventFilter, EventType};
+use crate::group::{Group, GroupFilter};
 use crate::ids::{EventId, KeyId};
 use crate::mode::Mode;
 use crate::onboarding::{EnrollmentStatus, Progress, enrollment_status};
@@ -347,10 +347,12 @@ impl Console {
         types: &[EventType],
         page: &PageRequest,
     ) -> Result<Page<Event>, ServiceError> {
-        self.ports
-            .events
-            .filtered(&scope(actor), since, types, page)
-            .await
+        let filter = EventFilter {
+            since,
+            until: None,
+            types: types.to_vec(),
+        };
+        self.ports.events.list(&scope(actor), &filter, page).await
     }
 
     /// One event of the actor's mode.
@@ -373,7 +375,11 @@ impl Console {
         page: &PageRequest,
     ) -> Result<Page<GroupRow>, ServiceError> {
         let scope = scope(actor);
-        let groups = self.ports.groups.list(&scope, page).await?;
+        let groups = self
+            .ports
+            .groups
+            .list(&scope, &GroupFilter::default(), page)
+            .await?;
         let mut items = Vec::with_capacity(groups.items.len());
         for group in groups.items {
             let enrollment = self

@@ -64,7 +64,11 @@ async fn deductions(app: &TestApp, partner: &Partner, mode: Mode) -> Vec<Value> 
         .db
         .stores
         .outbox
-        .events(&scope(partner, mode), 0, &[], &PageRequest::first(200))
+        .events(
+            &scope(partner, mode),
+            &domain::event::EventFilter::since(0),
+            &PageRequest::first(200),
+        )
         .await
         .unwrap();
     page.items

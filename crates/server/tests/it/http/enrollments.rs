@@ -188,7 +188,11 @@ where
     async fn events(&self, partner: &Partner, mode: Mode, kind: EventType) -> Vec<Value> {
         let (outbox, page) = (&self.0.db.stores.outbox, PageRequest::first(200));
         let events = outbox
-            .events(&scope(partner, mode), 0, &[], &page)
+            .events(
+                &scope(partner, mode),
+                &domain::event::EventFilter::since(0),
+                &page,
+            )
             .await
             .unwrap();
         let of_kind = events

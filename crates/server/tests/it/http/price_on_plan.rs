@@ -963,7 +963,7 @@ async fn an_in_review_answer_is_finalized_like_any_quote(db: TestDb) {
         .db
         .stores
         .outbox
-        .events(&scope, 0, &[], &first)
+        .events(&scope, &domain::event::EventFilter::since(0), &first)
         .await
         .unwrap();
     let finalized: Vec<_> = page

@@ -121,7 +121,7 @@ async fn events(app: &TestApp, partner: &Partner, kind: EventType) -> Vec<NewEve
         .db
         .stores
         .outbox
-        .events(&scope, 0, &[], &first)
+        .events(&scope, &domain::event::EventFilter::since(0), &first)
         .await
         .unwrap();
     let all = page.items.into_iter().map(|e| e.event);

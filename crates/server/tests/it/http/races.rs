@@ -58,8 +58,7 @@ async fn of_two_concurrent_go_lives_one_wins(db: TestDb) {
         .outbox
         .events(
             &scope(&partner, Mode::Test),
-            0,
-            &[],
+            &domain::event::EventFilter::since(0),
             &PageRequest::first(200),
         )
         .await
@@ -119,8 +118,7 @@ async fn of_two_concurrent_finalizations_one_wins(db: TestDb) {
         .outbox
         .events(
             &scope(&partner, Mode::Test),
-            0,
-            &[],
+            &domain::event::EventFilter::since(0),
             &PageRequest::first(200),
         )
         .await
