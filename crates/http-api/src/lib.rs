@@ -105,13 +105,14 @@ where
 pub fn openapi() -> &'static utoipa::openapi::OpenApi {
     static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
     DOC.get_or_init(|| {
-        routes(
+        let (_, mut doc) = routes(
             App::new()
                 .into_utoipa_app()
                 .openapi(openapi::ApiDoc::openapi()),
         )
-        .split_for_parts()
-        .1
+        .split_for_parts();
+        openapi::add_common_headers(&mut doc);
+        doc
     })
 }
 
@@ -127,7 +128,8 @@ pub fn app(
         InitError = (),
     >,
 > {
-    let doc = openapi().clone();
+    let mut doc = openapi().clone();
+    doc.servers = Some(vec![utoipa::openapi::Server::new(&state.public_base_url)]);
     let table = RouteTable::of(&doc);
     let app = App::new()
         .app_data(web::Data::new(state))

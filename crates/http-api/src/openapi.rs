@@ -10,6 +10,10 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 use crate::error::{ApiError, Detail, ErrorBody};
 
+mod webhooks;
+
+use webhooks::Webhooks;
+
 /// The document's fixed parts; paths and schemas are collected from the
 /// registered handlers.
 #[derive(OpenApi)]
@@ -20,7 +24,7 @@ use crate::error::{ApiError, Detail, ErrorBody};
         description = "Create employer groups, upload a census, get market-rate quotes, price the `diamond` and `value` versions on a partner's own HSA plan, enroll, submit elections, read de-identified account data and receive signed webhooks.\n\n**Field style.** Schemas are shown in snake_case, the style of broker keys. HR platform keys receive every response with the same fields in camelCase (`company_name` → `companyName`). Requests are accepted in either style; the same field sent in both styles is a 400.\n\n**Authentication.** `Authorization: Bearer psk_test_…` (test mode) or `psk_live_…` (live mode).\n\n**Errors.** Every error uses the envelope `{ error, message, details? }`. Every response carries `Request-Id`; authenticated responses carry `RateLimit-Policy` and `RateLimit`.",
         license(name = "Apache-2.0")
     ),
-    modifiers(&Security),
+    modifiers(&Security, &Webhooks),
     components(schemas(ErrorBody, Detail)),
     tags(
         (name = "Integration", description = "Key checks"),
@@ -61,9 +65,9 @@ impl Modify for Security {
 
 /// Adds the response headers every answer shares to each operation of
 /// `doc`: `Request-Id` everywhere; `RateLimit` and `RateLimit-Policy` on
-/// the authenticated (`/v1`) answers; `Retry-After` on 429 (and on the
-/// in-flight 409 of a POST or PUT); `Location` on 201; `Idempotent-Replay`
-/// on the answers of POST and PUT.
+/// the authenticated (`/v1`) answers; `Retry-After` on 429, on 202 (when
+/// to poll) and on the in-flight 409 of a POST or PUT; `Location` on 201
+/// and 202; `Idempotent-Replay` on the answers of POST and PUT.
 pub fn add_common_headers(doc: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::RefOr;
     use utoipa::openapi::header::HeaderBuilder;
@@ -119,7 +123,7 @@ pub fn add_common_headers(doc: &mut utoipa::openapi::OpenApi) {
                         ),
                     );
                 }
-                if status == "429" || (keyed && status == "409") {
+                if status == "429" || status == "202" || (keyed && status == "409") {
                     h.insert(
                         "Retry-After".to_owned(),
                         header(
@@ -129,11 +133,11 @@ pub fn add_common_headers(doc: &mut utoipa::openapi::OpenApi) {
                         ),
                     );
                 }
-                if status == "201" {
+                if status == "201" || status == "202" {
                     h.insert(
                         "Location".to_owned(),
                         header(
-                            "The created resource.",
+                            "The created resource (on 202, where the pending one is polled).",
                             serde_json::json!("/v1/groups/grp_8c1e4a2f9b3d"),
                             Type::String,
                         ),

@@ -146,4 +146,7 @@ pub struct AppState {
     pub plans: Arc<Vec<Plan>>,
     /// Configuration.
     pub config: Arc<HttpConfig>,
+    /// Where partners reach this service (`public_base_url`): the
+    /// OpenAPI document's server.
+    pub public_base_url: String,
 }

@@ -557,6 +557,7 @@ impl Services {
             entropy: Arc::clone(&p.entropy),
             plans: Arc::clone(&self.shared.plans),
             config: Arc::new(config),
+            public_base_url: self.shared.public_base_url.clone(),
         }
     }
 }

@@ -11,10 +11,13 @@ use crate::ids::{EnrollmentId, GroupId, MemberId, QuoteId};
 
 /// `quote.finalized`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = QuoteFinalizedEvent))]
 pub struct QuoteFinalized {
     /// The quote.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub quote_id: QuoteId,
     /// Its group.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub group_id: GroupId,
     /// Its status now (`ready`).
     pub status: String,
@@ -22,10 +25,13 @@ pub struct QuoteFinalized {
 
 /// `quote.accepted`: the employer accepted the offer in its iframe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = QuoteAcceptedEvent))]
 pub struct QuoteAccepted {
     /// The quote.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub quote_id: QuoteId,
     /// Its group.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub group_id: GroupId,
     /// The name typed.
     pub name: String,
@@ -37,12 +43,16 @@ pub struct QuoteAccepted {
 
 /// `enrollment.created`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = EnrollmentCreatedEvent))]
 pub struct EnrollmentCreated {
     /// The enrollment.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub enrollment_id: EnrollmentId,
     /// Its group.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub group_id: GroupId,
     /// The quote it was made from.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub quote_id: QuoteId,
     /// Coverage start (`YYYY-MM-DD`).
     pub start_date: String,
@@ -54,6 +64,7 @@ pub struct EnrollmentCreated {
 
 /// `onboarding` in `enrollment.updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = OnboardingCountsEvent))]
 pub struct OnboardingCounts {
     /// ⌊100 × completed required steps ÷ 4⌋.
     pub percent_complete: u32,
@@ -63,6 +74,7 @@ pub struct OnboardingCounts {
 
 /// `step` in `enrollment.updated`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = StepChangeEvent))]
 pub struct StepChange {
     /// The step's id.
     pub id: String,
@@ -72,10 +84,13 @@ pub struct StepChange {
 
 /// `enrollment.updated`: a step changed status; the state after it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = EnrollmentUpdatedEvent))]
 pub struct EnrollmentUpdated {
     /// The enrollment.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub enrollment_id: EnrollmentId,
     /// Its group.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub group_id: GroupId,
     /// The enrollment's status after the change.
     pub status: String,
@@ -87,8 +102,10 @@ pub struct EnrollmentUpdated {
 
 /// `group.state_changed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = GroupStateChangedEvent))]
 pub struct GroupStateChanged {
     /// The group.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub group_id: GroupId,
     /// Its domain.
     pub company_domain: String,
@@ -104,8 +121,10 @@ pub struct GroupStateChanged {
 
 /// `census.processed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CensusProcessedEvent))]
 pub struct CensusProcessed {
     /// The group.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub group_id: GroupId,
     /// Rows received by the write.
     pub received: u64,
@@ -119,8 +138,10 @@ pub struct CensusProcessed {
 
 /// One member's deduction in `deductions.changed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = DeductionEvent))]
 pub struct Deduction {
     /// The member.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub member_id: MemberId,
     /// The partner's id of the member.
     pub external_id: Option<String>,
@@ -138,8 +159,10 @@ pub struct Deduction {
 
 /// `deductions.changed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = DeductionsChangedEvent))]
 pub struct DeductionsChanged {
     /// The group.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub group_id: GroupId,
     /// Every member whose election was written.
     pub members: Vec<Deduction>,

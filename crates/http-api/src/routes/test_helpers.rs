@@ -28,9 +28,15 @@ fn test_only(caller: &Caller) -> Result<(), ApiError> {
 #[utoipa::path(
     tag = "Test helpers",
     operation_id = "finalize_quote",
-    params(("id" = String, Path, description = "`qt_` id", example = "qt_1a2b3c4d5e6f")),
+    params(
+        ("id" = String, Path, description = "`qt_` id", example = "qt_1a2b3c4d5e6f"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
     responses(
         (status = 200, description = "The finalized quote", body = QuoteOut),
+        (status = 400, description = "The Idempotency-Key was already used with another request", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "Idempotency-Key: was already used with another body, method or path",
+                          "details": [{"field": "Idempotency-Key", "message": "was already used with another body, method or path"}]})),
         (status = 404, description = "No such quote in test mode, or a live key", body = ErrorBody,
          example = json!({"error": "not_found", "message": "no such quote in this mode"})),
         (status = 409, description = "The quote is not `in_review`", body = ErrorBody,
@@ -62,9 +68,15 @@ pub async fn finalize_quote(
 #[utoipa::path(
     tag = "Test helpers",
     operation_id = "go_live",
-    params(("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d")),
+    params(
+        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+    ),
     responses(
         (status = 200, description = "The group, now `active`", body = GroupOut),
+        (status = 400, description = "The Idempotency-Key was already used with another request", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "Idempotency-Key: was already used with another body, method or path",
+                          "details": [{"field": "Idempotency-Key", "message": "was already used with another body, method or path"}]})),
         (status = 404, description = "No such group in test mode, or a live key", body = ErrorBody,
          example = json!({"error": "not_found", "message": "no such group in this mode"})),
         (status = 409, description = "The group has no enrollment yet, or is already live", body = ErrorBody,

@@ -68,8 +68,12 @@ pub async fn put_webhook(
 #[utoipa::path(
     tag = "Webhooks",
     operation_id = "test_webhook",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")),
     responses(
         (status = 200, description = "The ping's first attempt", body = WebhookTestOut),
+        (status = 400, description = "The Idempotency-Key was already used with another request", body = ErrorBody,
+         example = json!({"error": "invalid_request", "message": "Idempotency-Key: was already used with another body, method or path",
+                          "details": [{"field": "Idempotency-Key", "message": "was already used with another body, method or path"}]})),
         (status = 404, description = "No endpoint is registered for this mode", body = ErrorBody,
          example = json!({"error": "not_found", "message": "no webhook endpoint is registered in this mode"})),
         CommonErrors

@@ -75,6 +75,23 @@ async fn the_document_is_served_and_complete(db: TestDb) {
             );
             for (status, r) in responses {
                 assert!(r["description"].is_string(), "{at} {status}");
+                assert!(
+                    r["headers"]["Request-Id"].is_object(),
+                    "{at} {status}: no Request-Id header"
+                );
+                if status == "429" {
+                    assert!(r["headers"]["Retry-After"].is_object(), "{at} {status}");
+                }
+                if status == "201" {
+                    assert!(r["headers"]["Location"].is_object(), "{at} {status}");
+                }
+            }
+            if method == "post" || method == "put" {
+                let takes_key = op["parameters"].as_array().is_some_and(|ps| {
+                    ps.iter()
+                        .any(|p| p["name"] == "Idempotency-Key" && p["in"] == "header")
+                });
+                assert!(takes_key, "{at}: no Idempotency-Key");
             }
             if let Some(body) = op.get("requestBody") {
                 assert!(
@@ -95,8 +112,34 @@ async fn the_document_is_served_and_complete(db: TestDb) {
         }
     }
     assert!(operations >= 8, "{operations}");
-    // The document served is the one the crate builds.
-    assert_eq!(doc, &serde_json::to_value(http_api::openapi()).unwrap());
+    // Every event type a partner can receive has its webhook, with its
+    // payload's schema.
+    let webhooks = doc["webhooks"].as_object().unwrap();
+    for t in domain::event::EventType::ALL {
+        let hook = &webhooks
+            .get(t.as_str())
+            .unwrap_or_else(|| panic!("no webhook {}", t.as_str()))["post"];
+        let envelope = &hook["requestBody"]["content"]["application/json"]["schema"];
+        assert_eq!(
+            envelope["properties"]["type"]["enum"],
+            serde_json::json!([t.as_str()])
+        );
+        let data = &envelope["properties"]["data"];
+        if let Some(name) = data["$ref"].as_str() {
+            let name = name.trim_start_matches("#/components/schemas/");
+            assert!(doc["components"]["schemas"][name].is_object(), "{name}");
+        }
+    }
+    assert_eq!(webhooks.len(), domain::event::EventType::ALL.len());
+    // The document served is the one the crate builds, with this
+    // service's `public_base_url` as its server.
+    let mut served = doc.clone();
+    let servers = served.as_object_mut().unwrap().remove("servers");
+    assert_eq!(
+        servers,
+        Some(serde_json::json!([{"url": domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL}]))
+    );
+    assert_eq!(served, serde_json::to_value(http_api::openapi()).unwrap());
 }
 
 #[test]

@@ -1,0 +1,179 @@
+//! The document's `webhooks` section: one POST per event type, the signed
+//! envelope a partner's endpoint receives with that type's `data`.
+
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Ref, SchemaFormat, Type};
+use utoipa::openapi::{HttpMethod, PathItem, PathsBuilder, RefOr, Required, Schema};
+use utoipa::{Modify, OpenApi};
+
+use domain::document::event::{
+    CensusProcessed, Deduction, DeductionsChanged, EnrollmentCreated, EnrollmentUpdated,
+    GroupStateChanged, OnboardingCounts, QuoteAccepted, QuoteFinalized, StepChange,
+};
+
+/// The payload schemas, registered under their `…Event` names.
+#[derive(OpenApi)]
+#[openapi(components(schemas(
+    QuoteFinalized,
+    QuoteAccepted,
+    EnrollmentCreated,
+    OnboardingCounts,
+    StepChange,
+    EnrollmentUpdated,
+    GroupStateChanged,
+    CensusProcessed,
+    Deduction,
+    DeductionsChanged
+)))]
+struct Payloads;
+
+/// Each event type: its payload schema (none for `ping`'s empty object)
+/// and when it is sent.
+const EVENTS: [(&str, Option<&str>, &str); 8] = [
+    (
+        "ping",
+        None,
+        "A test event (`POST /webhook/test`); `data` is empty",
+    ),
+    (
+        "quote.finalized",
+        Some("QuoteFinalizedEvent"),
+        "Underwriting finalized an `in_review` quote",
+    ),
+    (
+        "quote.accepted",
+        Some("QuoteAcceptedEvent"),
+        "The employer accepted the offer in its iframe",
+    ),
+    (
+        "enrollment.created",
+        Some("EnrollmentCreatedEvent"),
+        "An enrollment was created for one of the partner's groups",
+    ),
+    (
+        "enrollment.updated",
+        Some("EnrollmentUpdatedEvent"),
+        "An onboarding step's status changed",
+    ),
+    (
+        "group.state_changed",
+        Some("GroupStateChangedEvent"),
+        "The provisioned company moved from `sandbox` to `prod`",
+    ),
+    (
+        "census.processed",
+        Some("CensusProcessedEvent"),
+        "A census write was processed",
+    ),
+    (
+        "deductions.changed",
+        Some("DeductionsChangedEvent"),
+        "Elections changed members' payroll deductions",
+    ),
+];
+
+/// Adds the `webhooks` section and its payload schemas.
+pub struct Webhooks;
+
+impl Modify for Webhooks {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let payloads = Payloads::openapi();
+        if let Some(theirs) = payloads.components {
+            let ours = openapi
+                .components
+                .get_or_insert_with(utoipa::openapi::Components::new);
+            ours.schemas.extend(theirs.schemas);
+        }
+        let mut paths = PathsBuilder::new();
+        for (name, payload, summary) in EVENTS {
+            paths = paths.path(
+                name,
+                PathItem::new(HttpMethod::Post, operation(name, payload, summary)),
+            );
+        }
+        openapi.webhooks = Some(paths.build());
+    }
+}
+
+/// A string property described by `description`.
+fn text(description: &str) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(description))
+}
+
+/// The delivery of an event of type `name`.
+fn operation(name: &str, payload: Option<&str>, summary: &str) -> utoipa::openapi::path::Operation {
+    let data: RefOr<Schema> = match payload {
+        Some(schema) => Ref::from_schema_name(schema).into(),
+        None => ObjectBuilder::new()
+            .description(Some("Empty."))
+            .max_properties(Some(0))
+            .into(),
+    };
+    let envelope = ObjectBuilder::new()
+        .description(Some(
+            "The envelope (HR platform partners receive its fields, and `data`'s, in camelCase).",
+        ))
+        .property("id", text("`evt_` id; also the `webhook-id` header"))
+        .required("id")
+        .property("type", text("The event type.").enum_values(Some([name])))
+        .required("type")
+        .property(
+            "created_at",
+            text("When the change happened.")
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+        )
+        .required("created_at")
+        .property(
+            "mode",
+            text("`test` or `live`.").enum_values(Some(["test", "live"])),
+        )
+        .required("mode")
+        .property("data", data)
+        .required("data");
+    let header = |header: &str, description: &str| {
+        ParameterBuilder::new()
+            .name(header)
+            .parameter_in(ParameterIn::Header)
+            .required(Required::True)
+            .description(Some(description))
+            .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+            .build()
+    };
+    OperationBuilder::new()
+        .summary(Some(summary))
+        .operation_id(Some(format!("webhook_{}", name.replace('.', "_"))))
+        .tag("Webhooks")
+        .parameter(header(
+            "webhook-id",
+            "The event's id: the same on every attempt, so a receiver can drop repeats.",
+        ))
+        .parameter(header(
+            "webhook-timestamp",
+            "Unix seconds of this attempt; refuse one more than 5 minutes away.",
+        ))
+        .parameter(header(
+            "webhook-signature",
+            "`v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks); two signatures, space-separated, while a rotated secret's grace period runs.",
+        ))
+        .request_body(Some(
+            RequestBodyBuilder::new()
+                .content(
+                    "application/json",
+                    ContentBuilder::new().schema(Some(envelope)).build(),
+                )
+                .required(Some(Required::True))
+                .build(),
+        ))
+        .response(
+            "200",
+            ResponseBuilder::new().description(
+                "Any 2xx within 10 s acknowledges the delivery; anything else is retried after 1 s, 5 s and 25 s.",
+            ),
+        )
+        .build()
+}
