@@ -131,12 +131,26 @@ pub fn app(
     let mut doc = openapi().clone();
     doc.servers = Some(vec![utoipa::openapi::Server::new(&state.public_base_url)]);
     let table = RouteTable::of(&doc);
+    let documents = openapi::Documents::of(&doc);
+    let urls = [
+        utoipa_swagger_ui::Url::new("Broker keys (snake_case)", "/v1/openapi.json"),
+        utoipa_swagger_ui::Url::new(
+            "HR platform keys (camelCase)",
+            "/v1/openapi.json?style=camel",
+        ),
+    ];
     let app = App::new()
         .app_data(web::Data::new(state))
         .app_data(web::Data::new(table))
+        .app_data(web::Data::new(documents))
         .app_data(web::PayloadConfig::new(body::MAX_BODY_BYTES))
-        // Registered before `/v1` so that the scope does not claim it.
-        .service(SwaggerUi::new("/docs/{_:.*}").url("/v1/openapi.json", doc))
+        // Registered before `/v1` so that the scope does not claim them.
+        .service(
+            web::resource("/v1/openapi.json")
+                .guard(guard::Get())
+                .to(openapi::serve),
+        )
+        .service(SwaggerUi::new("/docs/{_:.*}").config(utoipa_swagger_ui::Config::new(urls)))
         // The offer iframe's own endpoints: not part of the partner API.
         .configure(routes::embed::iframe::configure)
         // The contract names the page `/docs`; the UI lives under `/docs/`.

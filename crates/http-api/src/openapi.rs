@@ -10,6 +10,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 use crate::error::{ApiError, Detail, ErrorBody};
 
+pub mod camel;
 mod webhooks;
 
 use webhooks::Webhooks;
@@ -21,7 +22,7 @@ use webhooks::Webhooks;
     info(
         title = "Partner Benefits Pricing and Enrollment API",
         version = "1.1.0",
-        description = "Create employer groups, upload a census, get market-rate quotes, price the `diamond` and `value` versions on a partner's own HSA plan, enroll, submit elections, read de-identified account data and receive signed webhooks.\n\n**Field style.** Schemas are shown in snake_case, the style of broker keys. HR platform keys receive every response with the same fields in camelCase (`company_name` → `companyName`). Requests are accepted in either style; the same field sent in both styles is a 400.\n\n**Authentication.** `Authorization: Bearer psk_test_…` (test mode) or `psk_live_…` (live mode).\n\n**Errors.** Every error uses the envelope `{ error, message, details? }`. Every response carries `Request-Id`; authenticated responses carry `RateLimit-Policy` and `RateLimit`.",
+        description = "Create employer groups, upload a census, get market-rate quotes, price the `diamond` and `value` versions on a partner's own HSA plan, enroll, submit elections, read de-identified account data and receive signed webhooks.\n\n**Field style.** This document shows snake_case, the style of broker keys; `/v1/openapi.json?style=camel` is the same API in camelCase, the style of HR platform keys (`company_name` → `companyName`), for generated clients. Requests are accepted in either style; the same field sent in both styles is a 400. Price-on-plan answers keep the keys the specification spells for each form. Query parameters are snake_case in both.\n\n**Authentication.** `Authorization: Bearer psk_test_…` (test mode) or `psk_live_…` (live mode).\n\n**Errors.** Every error uses the envelope `{ error, message, details? }`. Every response carries `Request-Id`; authenticated responses carry `RateLimit-Policy` and `RateLimit`.",
         license(name = "Apache-2.0")
     ),
     modifiers(&Security, &Webhooks),
@@ -241,6 +242,43 @@ impl RouteTable {
     #[must_use]
     pub fn allowed(&self, path: &str) -> Option<&[String]> {
         self.route(path).map(|r| r.methods.as_slice())
+    }
+}
+
+/// The two served documents, built once at start.
+#[derive(Debug, Clone)]
+pub struct Documents {
+    snake: serde_json::Value,
+    camel: serde_json::Value,
+}
+
+impl Documents {
+    /// The broker's document `doc` and the HR platform's made from it.
+    #[must_use]
+    pub fn of(doc: &utoipa::openapi::OpenApi) -> Self {
+        let snake = serde_json::to_value(doc).unwrap_or_default();
+        Self {
+            camel: camel::document(snake.clone()),
+            snake,
+        }
+    }
+}
+
+/// `GET /v1/openapi.json`: the snake_case document (broker keys), or with
+/// `?style=camel` the camelCase one (HR platform keys).
+pub async fn serve(req: HttpRequest, documents: actix_web::web::Data<Documents>) -> HttpResponse {
+    let query = crate::query::Query::of(&req);
+    if let Some(name) = query.names().find(|n| *n != "style") {
+        return ApiError::invalid_field(
+            name,
+            "is not a query parameter of GET /v1/openapi.json (it takes style)",
+        )
+        .error_response();
+    }
+    match query.text("style") {
+        None | Some("snake") => HttpResponse::Ok().json(&documents.snake),
+        Some("camel") => HttpResponse::Ok().json(&documents.camel),
+        Some(_) => ApiError::invalid_field("style", "must be snake or camel").error_response(),
     }
 }
 

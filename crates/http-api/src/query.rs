@@ -40,6 +40,11 @@ impl Query {
         )
     }
 
+    /// The parameter names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(n, _)| n.as_str())
+    }
+
     /// The first value of `name`.
     #[must_use]
     pub fn text(&self, name: &str) -> Option<&str> {

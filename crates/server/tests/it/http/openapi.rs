@@ -192,6 +192,57 @@ fn the_document_lists_every_route() {
     );
 }
 
+crate::http_on_both!(the_hr_platform_document_is_camel_case);
+async fn the_hr_platform_document_is_camel_case(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let snake = send(&svc, TestRequest::get().uri("/v1/openapi.json?style=snake")).await;
+    let plain = send(&svc, TestRequest::get().uri("/v1/openapi.json")).await;
+    assert_eq!(snake.body, plain.body);
+    let a = send(&svc, TestRequest::get().uri("/v1/openapi.json?style=camel")).await;
+    assert_eq!(a.status, 200, "{:?}", a);
+    let doc = &a.body;
+    let group = &doc["components"]["schemas"]["GroupOut"];
+    assert!(group["properties"]["companyName"].is_object(), "{group}");
+    assert!(group["properties"].get("company_name").is_none(), "{group}");
+    let required = group["required"].as_array().unwrap();
+    assert!(required.contains(&Value::from("companyName")), "{group}");
+    assert!(group["example"]["companyName"].is_string(), "{group}");
+    // The same paths, operations and parameters (`groupId` stays).
+    assert_eq!(
+        doc["paths"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        plain.body["paths"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>()
+    );
+    // Webhooks arrive camelCase too.
+    let envelope = &doc["webhooks"]["enrollment.created"]["post"]["requestBody"]["content"]["application/json"]
+        ["schema"];
+    assert!(
+        envelope["properties"]["createdAt"].is_object(),
+        "{envelope}"
+    );
+    let payload = &doc["components"]["schemas"]["EnrollmentCreatedEvent"];
+    assert!(
+        payload["properties"]["enrollmentId"].is_object(),
+        "{payload}"
+    );
+    // Price-on-plan keeps its bodies as they are.
+    assert_eq!(
+        doc["paths"]["/v1/price-on-plan"],
+        plain.body["paths"]["/v1/price-on-plan"]
+    );
+    for bad in [
+        "/v1/openapi.json?style=kebab",
+        "/v1/openapi.json?format=yaml",
+    ] {
+        let a = send(&svc, TestRequest::get().uri(bad)).await;
+        crate::http::assert_error(&a, 400, "invalid_request");
+    }
+}
+
 crate::http_on_both!(the_reference_page_is_html);
 async fn the_reference_page_is_html(db: TestDb) {
     let app = TestApp::new(db);
