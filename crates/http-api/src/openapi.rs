@@ -23,7 +23,7 @@ use webhooks::Webhooks;
         title = "Partner Benefits Pricing and Enrollment API",
         version = "1.1.0",
         description = "Create employer groups, upload a census, get market-rate quotes, price the `diamond` and `value` versions on a partner's own HSA plan, enroll, submit elections, read de-identified account data and receive signed webhooks.\n\n**Field style.** This document shows snake_case, the style of broker keys; `/v1/openapi.json?style=camel` is the same API in camelCase, the style of HR platform keys (`company_name` → `companyName`), for generated clients. Requests are accepted in either style; the same field sent in both styles is a 400. Price-on-plan answers keep the keys the specification spells for each form. Query parameters are snake_case in both.\n\n**Authentication.** `Authorization: Bearer psk_test_…` (test mode) or `psk_live_…` (live mode).\n\n**Errors.** Every error uses the envelope `{ error, message, details? }`. Every response carries `Request-Id`; authenticated responses carry `RateLimit-Policy` and `RateLimit`.",
-        license(name = "Apache-2.0")
+        license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
     modifiers(&Security, &Webhooks),
     components(schemas(ErrorBody, Detail)),

@@ -19,7 +19,6 @@ use crate::reliability::http::is_envelope;
 /// Checks turned off, each for the reason `docs/reliability.md` gives.
 const EXCLUDED_CHECKS: &[&str] = &["positive_data_acceptance", "ensure_resource_availability"];
 
-
 /// The schemathesis release the suite is checked with (`.ci/run` installs
 /// the same).
 const SCHEMATHESIS: &str = "4.32.5";

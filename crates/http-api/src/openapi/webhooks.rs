@@ -6,6 +6,7 @@ use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::response::ResponseBuilder;
 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Ref, SchemaFormat, Type};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{HttpMethod, PathItem, PathsBuilder, RefOr, Required, Schema};
 use utoipa::{Modify, OpenApi};
 
@@ -75,7 +76,11 @@ const EVENTS: [(&str, Option<&str>, &str); 8] = [
     ),
 ];
 
-/// Adds the `webhooks` section and its payload schemas.
+/// The security scheme of a delivery: its signature.
+const SIGNATURE: &str = "webhookSignature";
+
+/// Adds the `webhooks` section, its payload schemas and the signature's
+/// security scheme.
 pub struct Webhooks;
 
 impl Modify for Webhooks {
@@ -95,6 +100,16 @@ impl Modify for Webhooks {
             );
         }
         openapi.webhooks = Some(paths.build());
+        openapi
+            .components
+            .get_or_insert_with(utoipa::openapi::Components::new)
+            .add_security_scheme(
+                SIGNATURE,
+                SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                    "webhook-signature",
+                    "Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (`whsec_…`); verify it before trusting the body.",
+                ))),
+            );
     }
 }
 
@@ -145,6 +160,10 @@ fn operation(name: &str, payload: Option<&str>, summary: &str) -> utoipa::openap
             .build()
     };
     OperationBuilder::new()
+        .security(SecurityRequirement::new(
+            SIGNATURE,
+            Vec::<String>::new(),
+        ))
         .summary(Some(summary))
         .operation_id(Some(format!("webhook_{}", name.replace('.', "_"))))
         .tag("Webhooks")

@@ -22,7 +22,8 @@ pub struct Health {
 #[utoipa::path(
     tag = "Operations",
     operation_id = "healthz",
-    responses((status = 200, description = "The process is alive", body = Health))
+    responses((status = 200, description = "The process is alive", body = Health)),
+    security(())
 )]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
@@ -39,7 +40,8 @@ pub async fn healthz() -> HttpResponse {
         (status = 200, description = "The database answers", body = Health, example = json!({"status": "ready"})),
         (status = 503, description = "The database cannot be reached", body = ErrorBody,
          example = json!({"error": "not_configured", "message": "the backing store is unavailable"}))
-    )
+    ),
+    security(())
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {

@@ -14,7 +14,8 @@ use domain::event::Event;
     "mode": "test",
     "data": {"enrollment_id": "enr_0b7d2c9e4a11", "group_id": "grp_8c1e4a2f9b3d",
              "quote_id": "qt_1a2b3c4d5e6f", "start_date": "2026-12-01",
-             "company_domain": "acme-mfg.com", "onboarding_mode": "hosted"}
+             "company_domain": "acme-mfg.com", "onboarding_mode": "hosted"},
+    "delivery": {"state": "delivered", "attempts": 1, "last_status_code": 200, "next_attempt_at": null}
 }))]
 pub struct EventOut {
     /// `evt_` id; also the `webhook-id` of every delivery attempt.
@@ -79,7 +80,8 @@ impl From<&Event> for EventOut {
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"events": [{
     "id": "evt_5d1c0a9b3e27", "type": "quote.finalized", "created_at": "2026-11-21T13:14:00Z",
-    "mode": "test", "data": {"quote_id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "status": "ready"}
+    "mode": "test", "data": {"quote_id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "status": "ready"},
+    "delivery": {"state": "pending", "attempts": 1, "last_status_code": 503, "next_attempt_at": "2026-11-21T13:14:06Z"}
 }], "next_cursor": null}))]
 pub struct EventList {
     /// Newest first, at most 30 days old.

@@ -45,7 +45,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Whether the tests run under CI, where a missing browser or axe-core is
 /// a failure rather than a skip.
-fn under_ci() -> bool {
+pub fn under_ci() -> bool {
     std::env::var_os("CI").is_some()
 }
 
