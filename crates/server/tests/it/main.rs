@@ -22,6 +22,7 @@ mod price_on_plan;
 mod purge;
 mod quote;
 mod scale;
+mod sdk;
 mod serve;
 mod webhooks_serve;
 mod wire;
