@@ -1,20 +1,28 @@
-//! Generated clients, not hand-written ones: the Python client generated
-//! from the served `/v1/openapi.json` by `openapi-python-client` takes a
-//! broker through `clients/python/broker_journey.py` against the real
-//! binary (ping, webhook endpoint, group, census, quote, enrollment,
-//! elections, account; every delivery verified with `standardwebhooks`).
+//! Generated clients, not hand-written ones, against the real binary:
+//! - the Python client generated from `/v1/openapi.json` by
+//!   `openapi-python-client` takes a broker through
+//!   `clients/python/broker_journey.py` (ping, webhook endpoint, group,
+//!   census, quote, enrollment, elections, account; every delivery
+//!   verified with `standardwebhooks`);
+//! - the TypeScript types generated from `/v1/openapi.json?style=camel` by
+//!   `openapi-typescript`, called through `openapi-fetch` and compiled with
+//!   `tsc --strict`, take an HR platform through
+//!   `clients/typescript/hr_journey.ts` (price-on-plan on its own plan and
+//!   on market plans alone, each from 202 to its answer; a quote; an
+//!   embedded enrollment; events by type).
 //!
-//! `.ci/run` installs the generator under `<target>/sdk/python` and the
-//! verifier under `<target>/webhook-verifiers/python`; without them the
-//! test is skipped with a note, except under CI.
+//! `.ci/run` installs the generators under `<target>/sdk/python` and
+//! `<target>/sdk/node`, and the verifier under
+//! `<target>/webhook-verifiers/python`; without them a test is skipped
+//! with a note, except under CI.
 
 use std::path::Path;
 use std::process::Command;
 
 use crate::common::api::call;
-use crate::common::scratch;
 use crate::common::serve_process::ServeDemo;
 use crate::common::webdriver::{target_dir, under_ci};
+use crate::common::{BIN, scratch};
 
 /// Runs `cmd`, requiring success; its stdout.
 fn run(what: &str, cmd: &mut Command) -> String {
@@ -31,15 +39,11 @@ fn run(what: &str, cmd: &mut Command) -> String {
     stdout
 }
 
-#[test]
-fn a_broker_completes_the_journey_with_the_generated_python_client() {
-    let generator = target_dir().join("sdk/python");
-    let verifier = target_dir().join("webhook-verifiers/python");
-    for (what, dir, package) in [
-        ("openapi-python-client", &generator, "openapi_python_client"),
-        ("standardwebhooks", &verifier, "standardwebhooks"),
-    ] {
-        if !dir.join(package).exists() {
+/// Whether every `(what, dir, entry)` is installed (`dir/entry` exists);
+/// a note when one is not, a failure under CI.
+fn installed(tools: &[(&str, &Path, &str)]) -> bool {
+    for (what, dir, entry) in tools {
+        if !dir.join(entry).exists() {
             assert!(
                 !under_ci(),
                 "{what} is not installed under {} and CI is set: .ci/run installs it",
@@ -49,8 +53,21 @@ fn a_broker_completes_the_journey_with_the_generated_python_client() {
                 "NOTE: {what} not installed under {}: the generated client's journey is skipped",
                 dir.display()
             );
-            return;
+            return false;
         }
+    }
+    true
+}
+
+#[test]
+fn a_broker_completes_the_journey_with_the_generated_python_client() {
+    let generator = target_dir().join("sdk/python");
+    let verifier = target_dir().join("webhook-verifiers/python");
+    if !installed(&[
+        ("openapi-python-client", &generator, "openapi_python_client"),
+        ("standardwebhooks", &verifier, "standardwebhooks"),
+    ]) {
+        return;
     }
     let dir = scratch("sdk_python");
     let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
@@ -107,4 +124,96 @@ fn a_broker_completes_the_journey_with_the_generated_python_client() {
         said.contains("webhook enrollment.created verified"),
         "{said}"
     );
+}
+
+#[test]
+fn an_hr_platform_completes_the_journey_with_the_generated_typescript_client() {
+    let node = target_dir().join("sdk/node/node_modules");
+    if !installed(&[
+        ("openapi-typescript", &node, "openapi-typescript/bin/cli.js"),
+        ("openapi-fetch", &node, "openapi-fetch/package.json"),
+        ("typescript", &node, "typescript/bin/tsc"),
+        ("@types/node", &node, "@types/node/package.json"),
+    ]) {
+        return;
+    }
+    let dir = scratch("sdk_typescript");
+    let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
+    // Pricing answers 202 at once, so the journey polls.
+    let server = ServeDemo::new(&dir, &url)
+        .without_inherited_config()
+        .env("PARTNER_API_PRICING__WAIT_BUDGET_MS", "0")
+        .log("serve")
+        .start();
+    let operator = |args: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.env("PARTNER_API_DATABASE_URL", &url)
+            .env("PARTNER_API_LOG", "warn")
+            .current_dir(&dir)
+            .args(args);
+        run(&format!("partner-api {args:?}"), &mut cmd)
+            .trim()
+            .to_owned()
+    };
+    let partner = operator(&[
+        "partner",
+        "create",
+        "--name",
+        "Payroll Co",
+        "--kind",
+        "hr_platform",
+    ]);
+    let key = operator(&["key", "create", "--partner", &partner, "--mode", "test"]);
+    assert!(key.starts_with("psk_test_"), "{key}");
+
+    // Types from the camelCase document this server serves.
+    let (status, document) = call(&server, &key, "GET", "/v1/openapi.json?style=camel", None);
+    assert_eq!(status, 200);
+    let spec = dir.join("openapi.json");
+    std::fs::write(&spec, document.to_string()).unwrap();
+    let build = dir.join("journey");
+    std::fs::create_dir_all(&build).unwrap();
+    run(
+        "openapi-typescript",
+        Command::new("node")
+            .arg(node.join("openapi-typescript/bin/cli.js"))
+            .arg(&spec)
+            .arg("--output")
+            .arg(build.join("schema.d.ts")),
+    );
+    let journey =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../clients/typescript/hr_journey.ts");
+    std::fs::copy(&journey, build.join("hr_journey.ts")).unwrap();
+    std::os::unix::fs::symlink(&node, build.join("node_modules")).unwrap();
+    std::fs::write(
+        build.join("tsconfig.json"),
+        r#"{"compilerOptions": {"strict": true, "target": "es2022", "module": "commonjs",
+            "moduleResolution": "node", "esModuleInterop": true, "outDir": "out",
+            "types": ["node"]}, "files": ["hr_journey.ts"]}"#,
+    )
+    .unwrap();
+    run(
+        "tsc --strict",
+        Command::new("node")
+            .arg(node.join("typescript/bin/tsc"))
+            .arg("-p")
+            .arg(&build),
+    );
+    let said = run(
+        "the HR platform's journey",
+        Command::new("node")
+            .arg(build.join("out/hr_journey.js"))
+            .arg(format!("http://{}", server.addr))
+            .arg(&key)
+            .current_dir(&build),
+    );
+    assert!(said.trim_end().ends_with("journey: ok"), "{said}");
+    for step in [
+        "price on own plan: polled to ready",
+        "price on market plans: polled to ready",
+        "create enrollment (embedded): 201",
+        "events by type: 200",
+    ] {
+        assert!(said.contains(step), "{step} missing:\n{said}");
+    }
 }
