@@ -1,14 +1,14 @@
 //! The HR platform's document (`/v1/openapi.json?style=camel`): the
 //! broker's document with every schema property, `required` entry and
 //! example key in camelCase, as HR platform keys send and receive them.
-//! Price-on-plan is left as it is: its answers keep the mixed keys the
-//! specification spells, for each form.
+//! Price-on-plan's answers are left as they are: they keep the mixed keys
+//! the specification spells, for each form (its request is re-cased).
 
 use serde_json::{Map, Value};
 
 use crate::casing::{Style, snake_to_camel, to_style};
 
-/// The operation whose bodies are never re-cased.
+/// The operation whose answers are never re-cased.
 const VERBATIM: &str = "/v1/price-on-plan";
 
 /// `doc` (the broker's document as JSON) in camelCase.
@@ -25,14 +25,19 @@ pub fn document(mut doc: Value) -> Value {
             continue;
         };
         for (path, item) in items.iter_mut() {
-            if path == VERBATIM {
-                continue;
-            }
             let Some(item) = item.as_object_mut() else {
                 continue;
             };
             for op in item.values_mut() {
-                operation(op);
+                if path == VERBATIM {
+                    // Its request is accepted in either style; its answers
+                    // keep their own keys.
+                    if let Some(content) = op.pointer_mut("/requestBody/content") {
+                        media(content);
+                    }
+                } else {
+                    operation(op);
+                }
             }
         }
     }

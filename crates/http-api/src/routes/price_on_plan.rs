@@ -182,7 +182,7 @@ fn pricing_body(value: &Value) -> Vec<u8> {
     tag = "Price on plan",
     operation_id = "price_on_plan",
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")),
-    request_body(content = Object, description = "`census` (required), `plan` (required for broker keys), `company`, `market_plans`, `fields`, `exclude`; snake_case or camelCase",
+    request_body(content = PriceOnPlanBody, description = "`census` (required), `plan` (required for broker keys), `company`, `market_plans`, `fields`, `exclude`; snake_case or camelCase",
         example = json!({
             "census": [{"external_id": "E-001", "first_name": "Ana", "last_name": "Ruiz", "dob": "1985-04-02", "zip": "60601", "dependents": []}],
             "plan": {"carrier": "Acme Health", "plan_name": "Silver PPO HSA 3400", "plan_type": "PPO", "hsa_eligible": true,

@@ -20,23 +20,32 @@ use crate::wire::timestamp;
 use camel::camel;
 
 /// The body, with every key already in snake_case; `census` rows are
-/// parsed one by one afterwards so each bad row is named.
-#[derive(Debug, Deserialize)]
+/// parsed one by one afterwards so each bad row is named. Its schema is
+/// the document's `PriceOnPlanInput`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PriceOnPlanInput)]
 pub struct PriceOnPlanBody {
-    /// Census rows.
+    /// The census: 1 to 10,000 employees with their dependents, as for
+    /// `PUT /groups/{groupId}/census`. Kept as a lead group.
     #[serde(default)]
+    #[schema(value_type = Vec<crate::wire::census::MemberInput>, required = true, min_items = 1, max_items = 10000)]
     pub census: Option<Vec<Value>>,
-    /// The plan.
+    /// The plan priced on (required for broker keys; an HR platform may
+    /// leave it out and price on `market_plans`).
     #[serde(default)]
+    #[schema(value_type = Option<PartnerPlan>)]
     pub plan: Option<PartnerPlan>,
-    /// The company.
+    /// The company (generated from the census when left out).
     #[serde(default)]
     pub company: Option<CompanyIn>,
-    /// Market plans.
+    /// Every plan the partner quoted, at most 500; with a platinum PPO
+    /// among them the benchmark is priced by the engine.
     #[serde(default)]
+    #[schema(max_items = 500)]
     pub market_plans: Option<Vec<MarketPlan>>,
-    /// Keep only these answer fields.
+    /// Keep only these answer fields (not part of the request a repeat is
+    /// recognised by).
     #[serde(default)]
     pub fields: Option<Vec<String>>,
     /// Leave out these answer fields.
@@ -45,8 +54,9 @@ pub struct PriceOnPlanBody {
 }
 
 /// `company`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PriceOnPlanCompanyIn)]
 pub struct CompanyIn {
     /// Name.
     #[serde(default)]

@@ -11,6 +11,7 @@ use crate::money::Amount;
 /// Monthly rates by household tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = TierRatesIn))]
 pub struct TierRates {
     /// Employee only.
     #[serde(alias = "employeeOnly")]
@@ -55,6 +56,7 @@ impl TierRates {
 /// The exact monthly rate of one employee's household.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = MemberRateIn))]
 pub struct MemberRate {
     /// Census `external_id`.
     #[serde(alias = "externalId")]
@@ -67,6 +69,7 @@ pub struct MemberRate {
 /// The one plan a partner prices on (`plan` of `POST /price-on-plan`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = PartnerPlanIn))]
 pub struct PartnerPlan {
     /// Carrier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,6 +148,7 @@ pub struct PartnerPlan {
 /// Copays of a market plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CopaysIn))]
 pub struct Copays {
     /// Primary care.
     #[serde(
@@ -207,6 +211,7 @@ impl Copays {
 /// A plan the partner quoted (`BrokerPlan`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = MarketPlanIn))]
 pub struct MarketPlan {
     /// Carrier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,6 +301,7 @@ pub struct MarketPlan {
         with = "crate::census::date_opt",
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Date))]
     pub effective_date: Option<Date>,
     /// Rating ZIP.
     #[serde(default, alias = "ratingZip", skip_serializing_if = "Option::is_none")]

@@ -35,6 +35,8 @@ async fn groups_are_found_by_external_id_domain_and_status(db: TestDb) {
     let mut first = group_body("acme-mfg.com");
     first["external_id"] = json!("crm-1");
     let acme = create_group(&svc, &key, &first).await;
+    // A second later, so that the newest-first order is the creation order.
+    app.clock.advance(1);
     let mut second = group_body("globex.com");
     second["external_id"] = json!("crm-2");
     let globex = create_group(&svc, &key, &second).await;

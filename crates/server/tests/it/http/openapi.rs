@@ -231,11 +231,16 @@ async fn the_hr_platform_document_is_camel_case(db: TestDb) {
         payload["properties"]["enrollmentId"].is_object(),
         "{payload}"
     );
-    // Price-on-plan keeps its bodies as they are.
+    // Price-on-plan keeps its answers as they are; its request is typed
+    // and re-cased like any other.
     assert_eq!(
-        doc["paths"]["/v1/price-on-plan"],
-        plain.body["paths"]["/v1/price-on-plan"]
+        doc["paths"]["/v1/price-on-plan"]["post"]["responses"],
+        plain.body["paths"]["/v1/price-on-plan"]["post"]["responses"]
     );
+    let input = &doc["components"]["schemas"]["PriceOnPlanInput"];
+    assert!(input["properties"]["marketPlans"].is_object(), "{input}");
+    let plan = &doc["components"]["schemas"]["PartnerPlanIn"];
+    assert!(plan["properties"]["planName"].is_object(), "{plan}");
     for bad in [
         "/v1/openapi.json?style=kebab",
         "/v1/openapi.json?format=yaml",
