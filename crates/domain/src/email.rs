@@ -371,16 +371,21 @@ pub fn embed_code(to: &str, code: &str, company: &str) -> OutboundEmail {
     )
 }
 
-/// An enrolled member's login: the text names only the service and the
-/// link.
+/// An enrolled member's login: the text names only the service and, when
+/// the service knows where members sign in (`members.login_url`), the
+/// link; never a link that leads nowhere.
 #[must_use]
-pub fn member_login(to: &str, login_url: &str) -> OutboundEmail {
+pub fn member_login(to: &str, login_url: Option<&str>) -> OutboundEmail {
+    let mut lines = vec![format!("Your {SERVICE_NAME} benefits account is ready.")];
+    if login_url.is_none() {
+        lines.push("Your employer's benefits team will tell you where to sign in.".to_owned());
+    }
     message(
         EmailKind::MemberLogin,
         to,
         format!("Your {SERVICE_NAME} benefits login"),
-        &[format!("Your {SERVICE_NAME} benefits account is ready.")],
-        Some(("Sign in here", login_url)),
+        &lines,
+        login_url.map(|url| ("Sign in here", url)),
         &[],
     )
 }
@@ -420,17 +425,27 @@ mod tests {
              If you did not expect this email, you can ignore it.\n",
         );
         check(
-            &member_login("pat@acme.example", "https://login.service.example/x"),
+            &member_login(
+                "pat@acme.example",
+                Some("https://members.benefits.example/x"),
+            ),
             EmailKind::MemberLogin,
             "Your Service benefits login",
-            "Your Service benefits account is ready.\n\nSign in here:\nhttps://login.service.example/x\n",
+            "Your Service benefits account is ready.\n\nSign in here:\nhttps://members.benefits.example/x\n",
+        );
+        // Without a configured sign-in page there is no link at all.
+        check(
+            &member_login("pat@acme.example", None),
+            EmailKind::MemberLogin,
+            "Your Service benefits login",
+            "Your Service benefits account is ready.\n\nYour employer's benefits team will tell you where to sign in.\n\n",
         );
     }
 
     #[test]
     fn the_member_login_names_only_the_service_and_the_link() {
-        let link = "https://login.service.example/m/1";
-        let m = member_login("pat@acme.example", link);
+        let link = "https://members.benefits.example/m/1";
+        let m = member_login("pat@acme.example", Some(link));
         assert_eq!(m.to, "pat@acme.example");
         let rest = m.text.replace(link, "").replace(SERVICE_NAME, "");
         assert_eq!(
@@ -442,7 +457,10 @@ mod tests {
 
     #[test]
     fn debug_hides_the_address_and_the_text() {
-        let m = member_login("pat@acme.example", "https://login.service.example/secret");
+        let m = member_login(
+            "pat@acme.example",
+            Some("https://members.benefits.example/secret"),
+        );
         let debug = format!("{m:?}");
         assert!(!debug.contains('@'), "{debug}");
         assert!(!debug.contains("secret"), "{debug}");
@@ -474,7 +492,7 @@ mod tests {
         let mailer: &dyn Mailer = &mock;
         let invite = portal_invite("hr@acme.example", "https://p.example/s");
         assert!(mailer.send(&invite).await.is_ok());
-        let login = member_login("pat@acme.example", "https://l.example/");
+        let login = member_login("pat@acme.example", Some("https://l.example/"));
         assert!(matches!(
             mailer.send(&login).await,
             Err(MailError::Rejected { code: 550 })

@@ -109,7 +109,7 @@ mod tests {
         let mailer = RecordingMailer::new();
         assert!(mailer.sent().is_empty());
         let invite = portal_invite("hr@acme.example", "https://p.example/set");
-        let login = member_login("pat@acme.example", "https://l.example/in");
+        let login = member_login("pat@acme.example", Some("https://l.example/in"));
         mailer.send(&invite).await.unwrap();
         mailer.send(&login).await.unwrap();
         assert_eq!(mailer.sent(), vec![invite, login]);
@@ -120,7 +120,7 @@ mod tests {
     async fn keeps_only_the_most_recent() {
         let mailer = RecordingMailer::keeping(2);
         for n in 0..5 {
-            let m = member_login(&format!("m{n}@acme.example"), "https://l.example/");
+            let m = member_login(&format!("m{n}@acme.example"), Some("https://l.example/"));
             mailer.send(&m).await.unwrap();
         }
         let to: Vec<String> = mailer.sent().into_iter().map(|m| m.to).collect();
@@ -133,7 +133,7 @@ mod tests {
     async fn refuses_what_is_not_an_address() {
         let mailer = RecordingMailer::default();
         for bad in ["", "pat", "pat@", "Pat <pat@acme.example>"] {
-            let m = member_login(bad, "https://l.example/");
+            let m = member_login(bad, Some("https://l.example/"));
             assert!(
                 matches!(mailer.send(&m).await, Err(MailError::InvalidAddress)),
                 "{bad:?}"
@@ -175,7 +175,10 @@ mod tests {
             .await
             .unwrap();
         mailer
-            .send(&member_login("pat@acme.example", "https://l.example/x"))
+            .send(&member_login(
+                "pat@acme.example",
+                Some("https://l.example/x"),
+            ))
             .await
             .unwrap();
 

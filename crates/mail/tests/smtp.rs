@@ -97,7 +97,7 @@ async fn transcript(session: JoinHandle<Transcript>) -> Transcript {
 async fn the_message_arrives_with_to_subject_and_body() {
     let (port, session) = smtp_server("250 2.1.5 ok\r\n").await;
     let link = "https://login.service.example/m/7f3a";
-    let message = member_login("pat.doe@acme.example", link);
+    let message = member_login("pat.doe@acme.example", Some(link));
     mailer(port).send(&message).await.unwrap();
 
     let t = transcript(session).await;
@@ -153,7 +153,10 @@ async fn a_permanent_refusal_is_rejected_without_the_address() {
     let (port, session) =
         smtp_server("550 5.1.1 <gone@acme.example>: Recipient address rejected\r\n").await;
     let err = mailer(port)
-        .send(&member_login("gone@acme.example", "https://l.example/"))
+        .send(&member_login(
+            "gone@acme.example",
+            Some("https://l.example/"),
+        ))
         .await
         .unwrap_err();
     assert!(matches!(err, MailError::Rejected { code: 550 }), "{err:?}");
@@ -168,7 +171,10 @@ async fn a_temporary_refusal_is_unavailable_without_the_reply_text() {
     let (port, _session) =
         smtp_server("451 4.7.1 <slow@acme.example>: greylisted, try later\r\n").await;
     let err = mailer(port)
-        .send(&member_login("slow@acme.example", "https://l.example/"))
+        .send(&member_login(
+            "slow@acme.example",
+            Some("https://l.example/"),
+        ))
         .await
         .unwrap_err();
     assert!(err.is_transient(), "{err:?}");
@@ -184,7 +190,10 @@ async fn an_unreachable_server_is_unavailable() {
         listener.local_addr().unwrap().port()
     };
     let err = mailer(port)
-        .send(&member_login("pat@acme.example", "https://l.example/"))
+        .send(&member_login(
+            "pat@acme.example",
+            Some("https://l.example/"),
+        ))
         .await
         .unwrap_err();
     assert!(err.is_transient(), "{err:?}");
@@ -196,7 +205,7 @@ async fn an_unreachable_server_is_unavailable() {
 async fn an_invalid_recipient_is_refused_before_connecting() {
     // Nothing listens: the address is checked first.
     let err = mailer(9)
-        .send(&member_login("not an address", "https://l.example/"))
+        .send(&member_login("not an address", Some("https://l.example/")))
         .await
         .unwrap_err();
     assert!(matches!(err, MailError::InvalidAddress), "{err:?}");

@@ -73,6 +73,8 @@ pub struct Shared {
     pub embed_session_minutes: f64,
     /// `public_base_url`.
     pub public_base_url: String,
+    /// `members.login_url`.
+    pub member_login_url: Option<String>,
     /// Wakes the job worker after a census write.
     pub jobs_waker: Arc<tokio::sync::Notify>,
     /// Outbound member email (`[email]`; recording by default).
@@ -119,6 +121,9 @@ impl Shared {
         shared.verification_time_scale = settings.onboarding.verification_time_scale;
         shared.embed_session_minutes = settings.embed.session_minutes;
         shared.public_base_url.clone_from(&settings.public_base_url);
+        shared
+            .member_login_url
+            .clone_from(&settings.member_login_url);
         Ok(shared)
     }
 
@@ -138,6 +143,7 @@ impl Shared {
                 .verification_time_scale,
             embed_session_minutes: domain::embed::DEFAULT_SESSION_MINUTES,
             public_base_url: domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL.to_owned(),
+            member_login_url: None,
             card: Arc::new(card),
             jobs_waker: Arc::new(tokio::sync::Notify::new()),
             mailer,
@@ -433,6 +439,7 @@ impl Services {
             Arc::clone(&p.clock),
             Arc::clone(&p.entropy),
         )
+        .with_login_url(self.shared.member_login_url.clone())
     }
 
     /// Embed sessions.

@@ -87,6 +87,11 @@ pub struct Settings {
     pub onboarding: OnboardingSettings,
     /// `[embed]`.
     pub embed: EmbedSettings,
+    /// `members.login_url`: where enrolled members sign in to their
+    /// benefits account, the link of their login email (live mode). No
+    /// default: without it the email carries no link, never one that
+    /// leads nowhere.
+    pub member_login_url: Option<String>,
 }
 
 impl Default for Settings {
@@ -106,6 +111,7 @@ impl Default for Settings {
             email: EmailSettings::default(),
             onboarding: OnboardingSettings::default(),
             embed: EmbedSettings::default(),
+            member_login_url: None,
         }
     }
 }

@@ -44,7 +44,7 @@ mod tests {
     #[tokio::test]
     async fn the_default_records_and_sends_nothing() {
         let mailer = mailer(&settings(&[])).unwrap();
-        let m = member_login("pat@acme.example", "https://l.example/");
+        let m = member_login("pat@acme.example", Some("https://l.example/"));
         mailer.send(&m).await.unwrap();
     }
 

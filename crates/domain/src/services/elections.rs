@@ -27,9 +27,6 @@ use crate::services::mailbox::Mailbox;
 use crate::services::{ElectionRefusal, ServiceError};
 use crate::store::{CensusStore, GroupStore, QuoteStore};
 
-/// Where members sign in (the link in their login email).
-pub const MEMBER_LOGIN_URL: &str = "https://members.service.example/login";
-
 /// Array path of election rows in field errors.
 pub const ROWS: &str = "elections";
 
@@ -69,6 +66,9 @@ pub struct Elections {
     mailbox: Mailbox,
     clock: Arc<dyn Clock>,
     entropy: Arc<dyn Entropy>,
+    /// Where members sign in to their benefits account (`members.login_url`);
+    /// without it the login email has no link.
+    login_url: Option<String>,
 }
 
 /// A tier's wire value.
@@ -99,7 +99,16 @@ impl Elections {
             mailbox,
             clock,
             entropy,
+            login_url: None,
         }
+    }
+
+    /// The service with members' sign-in page at `url` (the link of their
+    /// login email).
+    #[must_use]
+    pub fn with_login_url(mut self, url: Option<String>) -> Self {
+        self.login_url = url;
+        self
     }
 
     /// Applies a submission for `partner` in `mode`.
@@ -255,7 +264,7 @@ impl Elections {
                     &minter,
                     &scope,
                     Some(group_id),
-                    &member_login(to, MEMBER_LOGIN_URL),
+                    &member_login(to, self.login_url.as_deref()),
                     now.saturating_mul(1000),
                 )
             })

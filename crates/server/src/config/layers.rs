@@ -49,6 +49,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("email.from", Kind::Text),
     ("onboarding.verification_time_scale", Kind::Scalar),
     ("embed.session_minutes", Kind::Scalar),
+    ("members.login_url", Kind::Text),
 ];
 
 /// The tables that group keys.
@@ -61,6 +62,7 @@ const TABLES: &[&str] = &[
     "email",
     "onboarding",
     "embed",
+    "members",
 ];
 
 fn known(key: &str) -> Option<(&'static str, Kind)> {

@@ -125,7 +125,11 @@ impl Merged {
                 self.positive_float("embed.session_minutes", v)
             })?,
         };
+        let member_login_url = self.or("members.login_url", d.member_login_url, |v| {
+            self.public_url("members.login_url", v).map(Some)
+        })?;
         Ok(Settings {
+            member_login_url,
             embed,
             listen,
             database,

@@ -387,6 +387,28 @@ fn the_public_base_url_is_kept_without_its_trailing_slash() {
 }
 
 #[test]
+fn the_member_login_url_has_no_default_and_is_an_absolute_url() {
+    assert_eq!(ok(None, &[], &Overrides::default()).member_login_url, None);
+    let s = ok(
+        Some("[members]\nlogin_url = \"https://members.benefits.example/\"\n"),
+        &[],
+        &Overrides::default(),
+    );
+    assert_eq!(
+        s.member_login_url.as_deref(),
+        Some("https://members.benefits.example")
+    );
+    assert_eq!(
+        message(
+            None,
+            &[("PARTNER_API_MEMBERS__LOGIN_URL", "members.benefits.example")],
+            &Overrides::default()
+        ),
+        r#"members.login_url must be an absolute http:// or https:// URL such as https://benefits.example.com, got "members.benefits.example" (from environment variable PARTNER_API_MEMBERS__LOGIN_URL)"#
+    );
+}
+
+#[test]
 fn integers_are_accepted_where_a_number_is_wanted() {
     let s = ok(
         Some("[webhooks]\nretry_time_scale = 2"),

@@ -251,6 +251,14 @@ async fn live_mode_emails_enrolled_members_a_login(db: TestDb) {
         .collect();
     assert_eq!(logins.len(), 1);
     assert_eq!(logins[0].to, "ana@acme-mfg.com");
+    // No `members.login_url` here: the email carries no link rather than
+    // one that leads nowhere.
+    assert!(!logins[0].text.contains("http"), "{}", logins[0].text);
+    assert!(
+        logins[0].text.contains("will tell you where to sign in"),
+        "{}",
+        logins[0].text
+    );
     // The same submission again sends no second login.
     let again = send(&svc, post(&path(&gid), &key, &rows())).await;
     assert_eq!(again.body["invited"], 0, "{}", again.body);
