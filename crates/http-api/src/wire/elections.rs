@@ -39,11 +39,11 @@ pub struct ElectionInput {
     /// The census member's external id (required).
     pub external_id: Option<String>,
     /// `enrolled` or `waived` (required).
-    #[schema(value_type = Option<String>, example = "enrolled")]
+    #[schema(value_type = Option<ElectionIn>, example = "enrolled")]
     pub election: Option<Election>,
     /// `employeeOnly`, `employeeSpouse`, `employeeChildren` or `family`
-    /// (required when enrolled).
-    #[schema(value_type = Option<String>, example = "employeeSpouse")]
+    /// (required when enrolled; these values in both field styles).
+    #[schema(value_type = Option<TierIn>, example = "employeeSpouse")]
     pub tier: Option<Tier>,
     /// Dependents covered.
     pub dependents: Option<Vec<ElectionDependent>>,
@@ -52,6 +52,31 @@ pub struct ElectionInput {
     pub effective_date: Option<String>,
     /// Why coverage was waived, e.g. `other_employer_group`.
     pub waiver_reason: Option<String>,
+}
+
+/// An election, as the document lists its values.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum ElectionIn {
+    /// Coverage elected.
+    Enrolled,
+    /// Coverage waived.
+    Waived,
+}
+
+/// A household tier, as the document lists its values (the same in both
+/// field styles).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub enum TierIn {
+    /// The employee alone.
+    EmployeeOnly,
+    /// The employee and a spouse.
+    EmployeeSpouse,
+    /// The employee and children.
+    EmployeeChildren,
+    /// The employee, a spouse and children.
+    Family,
 }
 
 /// The body: `{ elections: [row, …] }`, 1 to 10,000 rows.
