@@ -8,6 +8,7 @@ pub mod census;
 pub mod elections;
 pub mod embed;
 pub mod enrollments;
+pub mod enums;
 pub mod events;
 pub mod groups;
 pub mod members;

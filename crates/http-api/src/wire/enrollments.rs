@@ -80,7 +80,7 @@ pub struct StepOut {
     pub required: bool,
     /// `not_started`, `in_progress`, `pending`, `action_required` or
     /// `completed`.
-    #[schema(example = "not_started")]
+    #[schema(value_type = crate::wire::enums::StepStatusOut, example = "not_started")]
     pub status: String,
     /// When it was completed.
     #[schema(format = DateTime)]
@@ -164,15 +164,17 @@ pub struct EnrollmentOut {
     /// Quote enrolled on.
     pub quote_id: String,
     /// `test` or `live`.
+    #[schema(value_type = crate::wire::enums::ModeOut)]
     pub mode: String,
     /// `hosted` or `embedded`.
+    #[schema(value_type = crate::wire::enums::OnboardingModeOut)]
     pub onboarding_mode: String,
     /// `sandbox` until the group goes live, then `prod`.
-    #[schema(example = "sandbox")]
+    #[schema(value_type = Option<crate::wire::enums::CompanyStateOut>, example = "sandbox")]
     pub company_state: Option<String>,
     /// `onboarding`, `in_review` (live mode, every required step done) or
     /// `active` (the company is `prod`).
-    #[schema(example = "onboarding")]
+    #[schema(value_type = crate::wire::enums::EnrollmentStatusOut, example = "onboarding")]
     pub status: String,
     /// Coverage start.
     #[schema(format = Date, example = "2026-12-01")]

@@ -88,10 +88,13 @@ pub struct RosterOut {
     /// Last name.
     pub last_name: Option<String>,
     /// `active` or `terminated`.
+    #[schema(value_type = crate::wire::enums::MemberStatusOut)]
     pub status: String,
     /// `pending`, `enrolled` or `waived`.
+    #[schema(value_type = crate::wire::enums::RosterEnrollmentOut)]
     pub enrollment_status: String,
     /// `not_sent`, `suppressed` (test mode) or `sent`.
+    #[schema(value_type = crate::wire::enums::InvitationStatusOut)]
     pub invitation_status: String,
     /// Household tier elected.
     pub tier: Option<String>,

@@ -21,6 +21,6 @@ pub struct Ping {
     /// The key's partner.
     pub partner: PingPartner,
     /// `test` or `live`, from the key.
-    #[schema(example = "test")]
+    #[schema(value_type = crate::wire::enums::ModeOut, example = "test")]
     pub mode: String,
 }
