@@ -268,12 +268,8 @@ impl Documents {
 /// `?style=camel` the camelCase one (HR platform keys).
 pub async fn serve(req: HttpRequest, documents: actix_web::web::Data<Documents>) -> HttpResponse {
     let query = crate::query::Query::of(&req);
-    if let Some(name) = query.names().find(|n| *n != "style") {
-        return ApiError::invalid_field(
-            name,
-            "is not a query parameter of GET /v1/openapi.json (it takes style)",
-        )
-        .error_response();
+    if let Err(e) = query.only(req.path(), &["style"]) {
+        return e.error_response();
     }
     match query.text("style") {
         None | Some("snake") => HttpResponse::Ok().json(&documents.snake),

@@ -14,7 +14,6 @@ use domain::error::FieldError;
 
 use crate::error::ApiError;
 use crate::openapi::RouteTable;
-use crate::page::percent_decode;
 
 /// The decoded `name=value` pairs of a query string, in order.
 #[derive(Debug, Clone, Default)]
@@ -28,7 +27,9 @@ impl Query {
         Self::parse(req.query_string())
     }
 
-    fn parse(text: &str) -> Self {
+    /// The pairs of a query string.
+    #[must_use]
+    pub fn parse(text: &str) -> Self {
         Self(
             text.split('&')
                 .filter(|p| !p.is_empty())
@@ -40,17 +41,37 @@ impl Query {
         )
     }
 
-    /// The parameter names, in order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(|(n, _)| n.as_str())
+    /// Refuses a parameter of the GET of `path` that is not in `known`.
+    ///
+    /// # Errors
+    /// 400 `invalid_request` naming the first unknown parameter and
+    /// listing what the operation takes.
+    pub fn only(&self, path: &str, known: &[impl AsRef<str>]) -> Result<(), ApiError> {
+        let Some((name, _)) = self
+            .0
+            .iter()
+            .find(|(n, _)| !known.iter().any(|k| k.as_ref() == n))
+        else {
+            return Ok(());
+        };
+        let takes = if known.is_empty() {
+            "it takes none".to_owned()
+        } else {
+            let names: Vec<&str> = known.iter().map(AsRef::as_ref).collect();
+            format!("it takes {}", names.join(", "))
+        };
+        Err(ApiError::invalid_field(
+            name,
+            &format!("is not a query parameter of GET {path} ({takes})"),
+        ))
     }
 
-    /// The first value of `name`.
+    /// The value of `name` (the last one when it is repeated).
     #[must_use]
     pub fn text(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
-            .find(|(n, _)| n == name)
+            .rfind(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
@@ -89,6 +110,34 @@ impl Query {
     }
 }
 
+/// Decodes `%XX` escapes and `+` (cursors are URL-safe base64, so this only
+/// matters for hand-written queries).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                if let Some(v) = hex {
+                    out.push(v);
+                    i += 2;
+                } else {
+                    out.push(b);
+                }
+            }
+            _ => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// The filters of a list, read all at once so that every bad one is named.
 ///
 /// # Errors
@@ -124,21 +173,10 @@ pub async fn known_parameters(
         && !req.query_string().is_empty()
         && let Some(table) = req.app_data::<web::Data<RouteTable>>()
         && let Some(known) = table.query_parameters(req.path())
+        && let Err(error) = Query::parse(req.query_string()).only(req.path(), known)
     {
-        let query = Query::parse(req.query_string());
-        if let Some((name, _)) = query.0.iter().find(|(n, _)| !known.contains(n)) {
-            let takes = if known.is_empty() {
-                "it takes none".to_owned()
-            } else {
-                format!("it takes {}", known.join(", "))
-            };
-            let error = ApiError::invalid_field(
-                name,
-                &format!("is not a query parameter of GET {} ({takes})", req.path()),
-            );
-            let res = error.error_response();
-            return Ok(req.into_response(res));
-        }
+        let res = error.error_response();
+        return Ok(req.into_response(res));
     }
     Ok(next.call(req).await?.map_into_boxed_body())
 }
@@ -157,6 +195,7 @@ mod tests {
         assert_eq!(q.timestamp("created_gte"), Ok(Some(1_795_266_841)));
         let bad = Query::parse("created_lt=yesterday").timestamp("created_lt");
         assert_eq!(bad.map_err(|e| e.field), Err("created_lt".to_owned()));
+        assert_eq!(percent_decode("a%3Db+c"), "a=b c");
         let parsed = q.value("status", "must be active or terminated", |v| {
             (v == "active").then_some(1)
         });

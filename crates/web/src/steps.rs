@@ -11,7 +11,6 @@ use actix_web::http::header::{LOCATION, USER_AGENT};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use domain::error::FieldError;
 use domain::onboarding::StepId;
-use domain::onboarding::documents::PlanDocument;
 use domain::onboarding::fields::AddressInput;
 use domain::services::ServiceError;
 use domain::services::onboarding::{BankInput, PlanInput, ProfileInput, SignInput};
@@ -23,7 +22,7 @@ use crate::errors::PageError;
 use crate::session::Admin;
 use crate::view::html;
 
-use page::{Submitted, step_page};
+use page::{StepPage, Submitted, step_page};
 
 fn step_of(segment: &str) -> Result<StepId, PageError> {
     StepId::parse(&segment.replace('-', "_")).ok_or(PageError::NotFound)
@@ -44,10 +43,7 @@ pub(crate) async fn show(
     flags: web::Query<StepFlags>,
 ) -> Result<HttpResponse, PageError> {
     let step = step_of(&path)?;
-    let a = &admin.account;
-    let view = state.onboarding.view(&a.scope, &a.enrollment_id).await?;
-    let documents = documents(&state, &admin, step).await?;
-    let mut page = step_page(&view, step, &admin.csrf, &documents, None);
+    let mut page = page(&state, &admin, step, None).await?;
     if flags.expired.is_some() {
         page.flash(crate::session::EXPIRED);
     }
@@ -62,21 +58,26 @@ pub(crate) struct StepFlags {
     expired: Option<String>,
 }
 
-/// The plan documents a step's page shows (plan setup's alone).
-async fn documents(
+/// `step`'s page of the admin's company, with a refused submission when
+/// there is one (plan setup's with its documents).
+async fn page(
     state: &PortalState,
     admin: &Admin,
     step: StepId,
-) -> Result<Vec<PlanDocument>, PageError> {
-    if step != StepId::PlanSetup {
-        return Ok(Vec::new());
-    }
+    submitted: Option<Submitted>,
+) -> Result<StepPage, PageError> {
     let a = &admin.account;
-    match state.onboarding.documents(&a.scope, &a.enrollment_id).await {
-        Ok(docs) => Ok(docs),
-        Err(ServiceError::Onboarding(_)) => Ok(Vec::new()),
-        Err(e) => Err(e.into()),
-    }
+    let view = state.onboarding.view(&a.scope, &a.enrollment_id).await?;
+    let documents = if step == StepId::PlanSetup {
+        match state.onboarding.documents(&a.scope, &a.enrollment_id).await {
+            Ok(docs) => docs,
+            Err(ServiceError::Onboarding(_)) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        Vec::new()
+    };
+    Ok(step_page(&view, step, &admin.csrf, &documents, submitted))
 }
 
 /// Renders `step`'s page, with a refused submission when there is one.
@@ -86,16 +87,12 @@ pub(crate) async fn render(
     step: StepId,
     submitted: Option<Submitted>,
 ) -> Result<HttpResponse, PageError> {
-    let a = &admin.account;
-    let view = state.onboarding.view(&a.scope, &a.enrollment_id).await?;
-    let documents = documents(state, admin, step).await?;
     let status = if submitted.is_some() {
         StatusCode::BAD_REQUEST
     } else {
         StatusCode::OK
     };
-    let page = step_page(&view, step, &admin.csrf, &documents, submitted);
-    Ok(html(status, &page))
+    Ok(html(status, &page(state, admin, step, submitted).await?))
 }
 
 /// What a step's POST did: back to the page after a success, or the page

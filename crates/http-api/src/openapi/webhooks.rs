@@ -14,6 +14,7 @@ use domain::document::event::{
     CensusProcessed, Deduction, DeductionsChanged, EnrollmentCreated, EnrollmentUpdated,
     GroupStateChanged, OnboardingCounts, QuoteAccepted, QuoteFinalized, StepChange,
 };
+use domain::event::EventType;
 
 /// The payload schemas, registered under their `…Event` names.
 #[derive(OpenApi)]
@@ -31,50 +32,40 @@ use domain::document::event::{
 )))]
 struct Payloads;
 
-/// Each event type: its payload schema (none for `ping`'s empty object)
-/// and when it is sent.
-const EVENTS: [(&str, Option<&str>, &str); 8] = [
-    (
-        "ping",
-        None,
-        "A test event (`POST /webhook/test`); `data` is empty",
-    ),
-    (
-        "quote.finalized",
-        Some("QuoteFinalizedEvent"),
-        "Underwriting finalized an `in_review` quote",
-    ),
-    (
-        "quote.accepted",
-        Some("QuoteAcceptedEvent"),
-        "The employer accepted the offer in its iframe",
-    ),
-    (
-        "enrollment.created",
-        Some("EnrollmentCreatedEvent"),
-        "An enrollment was created for one of the partner's groups",
-    ),
-    (
-        "enrollment.updated",
-        Some("EnrollmentUpdatedEvent"),
-        "An onboarding step's status changed",
-    ),
-    (
-        "group.state_changed",
-        Some("GroupStateChangedEvent"),
-        "The provisioned company moved from `sandbox` to `prod`",
-    ),
-    (
-        "census.processed",
-        Some("CensusProcessedEvent"),
-        "A census write was processed",
-    ),
-    (
-        "deductions.changed",
-        Some("DeductionsChangedEvent"),
-        "Elections changed members' payroll deductions",
-    ),
-];
+/// An event type's payload schema (none for `ping`'s empty object) and
+/// when it is sent.
+const fn payload(t: EventType) -> (Option<&'static str>, &'static str) {
+    match t {
+        EventType::Ping => (None, "A test event (`POST /webhook/test`); `data` is empty"),
+        EventType::QuoteFinalized => (
+            Some("QuoteFinalizedEvent"),
+            "Underwriting finalized an `in_review` quote",
+        ),
+        EventType::QuoteAccepted => (
+            Some("QuoteAcceptedEvent"),
+            "The employer accepted the offer in its iframe",
+        ),
+        EventType::EnrollmentCreated => (
+            Some("EnrollmentCreatedEvent"),
+            "An enrollment was created for one of the partner's groups",
+        ),
+        EventType::EnrollmentUpdated => (
+            Some("EnrollmentUpdatedEvent"),
+            "An onboarding step's status changed",
+        ),
+        EventType::GroupStateChanged => (
+            Some("GroupStateChangedEvent"),
+            "The provisioned company moved from `sandbox` to `prod`",
+        ),
+        EventType::CensusProcessed => {
+            (Some("CensusProcessedEvent"), "A census write was processed")
+        }
+        EventType::DeductionsChanged => (
+            Some("DeductionsChangedEvent"),
+            "Elections changed members' payroll deductions",
+        ),
+    }
+}
 
 /// The security scheme of a delivery: its signature.
 const SIGNATURE: &str = "webhookSignature";
@@ -93,10 +84,12 @@ impl Modify for Webhooks {
             ours.schemas.extend(theirs.schemas);
         }
         let mut paths = PathsBuilder::new();
-        for (name, payload, summary) in EVENTS {
+        for t in EventType::ALL {
+            let (schema, summary) = payload(t);
+            let name = t.as_str();
             paths = paths.path(
                 name,
-                PathItem::new(HttpMethod::Post, operation(name, payload, summary)),
+                PathItem::new(HttpMethod::Post, operation(name, schema, summary)),
             );
         }
         openapi.webhooks = Some(paths.build());

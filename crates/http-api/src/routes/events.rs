@@ -25,8 +25,8 @@ const NO_EVENT: &str = "no such event in this mode (events are kept for 30 days)
 #[into_params(parameter_in = Query)]
 pub struct EventFilters {
     /// Only events of this type.
-    #[param(inline, rename = "type")]
-    pub kind: Option<EventTypeIn>,
+    #[param(rename = "type", schema_with = crate::wire::enums::event_type)]
+    pub kind: Option<String>,
     /// Only events created at or after this time (RFC 3339; whole seconds,
     /// as `created_at` shows them).
     #[param(example = "2026-11-21T00:00:00Z", format = DateTime)]
@@ -34,35 +34,6 @@ pub struct EventFilters {
     /// Only events created before this time (RFC 3339).
     #[param(example = "2026-11-22T00:00:00Z", format = DateTime)]
     pub created_lt: Option<String>,
-}
-
-/// An event type, as a filter.
-#[derive(utoipa::ToSchema)]
-pub enum EventTypeIn {
-    /// A test event.
-    #[schema(rename = "ping")]
-    Ping,
-    /// An in-review quote was finalized.
-    #[schema(rename = "quote.finalized")]
-    QuoteFinalized,
-    /// The employer accepted the offer.
-    #[schema(rename = "quote.accepted")]
-    QuoteAccepted,
-    /// An enrollment was created.
-    #[schema(rename = "enrollment.created")]
-    EnrollmentCreated,
-    /// An onboarding step's status changed.
-    #[schema(rename = "enrollment.updated")]
-    EnrollmentUpdated,
-    /// The company moved from `sandbox` to `prod`.
-    #[schema(rename = "group.state_changed")]
-    GroupStateChanged,
-    /// A census write was processed.
-    #[schema(rename = "census.processed")]
-    CensusProcessed,
-    /// Payroll deductions changed.
-    #[schema(rename = "deductions.changed")]
-    DeductionsChanged,
 }
 
 /// The event filters of `req`'s query.

@@ -2,7 +2,7 @@
 //! and `PATCH /groups/{groupId}` (contract section 3, Groups).
 
 use actix_web::{HttpRequest, get, patch, post, web};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 
 use domain::group::{GroupFilter, GroupStatus};
 
@@ -44,23 +44,7 @@ pub struct GroupFilters {
     pub domain: Option<String>,
     /// Only the groups in this status.
     #[param(inline)]
-    pub status: Option<GroupStatusIn>,
-}
-
-/// A group's status, as a filter.
-#[derive(ToSchema)]
-#[schema(rename_all = "snake_case")]
-pub enum GroupStatusIn {
-    /// No census yet.
-    Created,
-    /// A census was accepted.
-    CensusReceived,
-    /// Quoted.
-    Quoted,
-    /// Enrolled.
-    Enrolled,
-    /// The company is in production.
-    Active,
+    pub status: Option<crate::wire::enums::GroupStatus>,
 }
 
 /// The group filters of `req`'s query.

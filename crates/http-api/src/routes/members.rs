@@ -220,32 +220,10 @@ pub async fn update_member(
 pub struct MemberFilters {
     /// Only active or only terminated members.
     #[param(inline)]
-    pub status: Option<MemberStatusIn>,
+    pub status: Option<crate::wire::enums::MemberStatus>,
     /// Only members of this enrollment status.
     #[param(inline)]
-    pub enrollment_status: Option<EnrollmentStatusIn>,
-}
-
-/// A member's census status, as a filter.
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "snake_case")]
-pub enum MemberStatusIn {
-    /// Employed.
-    Active,
-    /// Terminated (COBRA may apply).
-    Terminated,
-}
-
-/// A member's enrollment status, as a filter.
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "snake_case")]
-pub enum EnrollmentStatusIn {
-    /// No election yet.
-    Pending,
-    /// Elected coverage.
-    Enrolled,
-    /// Waived coverage.
-    Waived,
+    pub enrollment_status: Option<crate::wire::enums::MemberEnrollmentStatus>,
 }
 
 /// The roster filters of `req`'s query.

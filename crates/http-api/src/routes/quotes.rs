@@ -102,34 +102,10 @@ pub struct QuoteFilters {
     /// Only quotes in this status (`pricing` and `unavailable` are
     /// price-on-plan's).
     #[param(inline)]
-    pub status: Option<QuoteStatusIn>,
+    pub status: Option<crate::wire::enums::QuoteStatus>,
     /// Only market-rate quotes (`quote`) or price-on-plan quotes.
     #[param(inline, rename = "type")]
-    pub kind: Option<QuoteTypeIn>,
-}
-
-/// A quote's status, as a filter.
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "snake_case")]
-pub enum QuoteStatusIn {
-    /// Usable for an enrollment.
-    Ready,
-    /// Waiting for underwriting.
-    InReview,
-    /// Price-on-plan: nothing could be built.
-    Unavailable,
-    /// Price-on-plan: still pricing.
-    Pricing,
-}
-
-/// A quote's type, as a filter.
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "snake_case")]
-pub enum QuoteTypeIn {
-    /// `POST /groups/{groupId}/quotes`.
-    Quote,
-    /// `POST /price-on-plan`.
-    PriceOnPlan,
+    pub kind: Option<crate::wire::enums::QuoteType>,
 }
 
 /// The quote filters of `req`'s query.

@@ -80,7 +80,7 @@ pub struct StepOut {
     pub required: bool,
     /// `not_started`, `in_progress`, `pending`, `action_required` or
     /// `completed`.
-    #[schema(value_type = crate::wire::enums::StepStatusOut, example = "not_started")]
+    #[schema(value_type = crate::wire::enums::StepStatus, example = "not_started")]
     pub status: String,
     /// When it was completed.
     #[schema(format = DateTime)]
@@ -164,17 +164,17 @@ pub struct EnrollmentOut {
     /// Quote enrolled on.
     pub quote_id: String,
     /// `test` or `live`.
-    #[schema(value_type = crate::wire::enums::ModeOut)]
+    #[schema(value_type = crate::wire::enums::Mode)]
     pub mode: String,
     /// `hosted` or `embedded`.
-    #[schema(value_type = crate::wire::enums::OnboardingModeOut)]
+    #[schema(value_type = crate::wire::enums::OnboardingMode)]
     pub onboarding_mode: String,
     /// `sandbox` until the group goes live, then `prod`.
-    #[schema(value_type = Option<crate::wire::enums::CompanyStateOut>, example = "sandbox")]
+    #[schema(value_type = Option<crate::wire::enums::CompanyState>, example = "sandbox")]
     pub company_state: Option<String>,
     /// `onboarding`, `in_review` (live mode, every required step done) or
     /// `active` (the company is `prod`).
-    #[schema(value_type = crate::wire::enums::EnrollmentStatusOut, example = "onboarding")]
+    #[schema(value_type = crate::wire::enums::EnrollmentStatus, example = "onboarding")]
     pub status: String,
     /// Coverage start.
     #[schema(format = Date, example = "2026-12-01")]

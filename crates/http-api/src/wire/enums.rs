@@ -1,13 +1,26 @@
-//! The closed sets of values answers carry, as the document lists them
-//! (the wire fields stay strings; these only describe them). Values are
-//! the same in both field styles: only keys are re-cased.
+//! The closed sets of values answers carry and list filters take, as the
+//! document lists them (the wire fields stay strings; these only describe
+//! them). Values are the same in both field styles: only keys are
+//! re-cased.
 
 use utoipa::ToSchema;
+use utoipa::openapi::schema::{Object, ObjectBuilder, Type};
+
+use domain::event::EventType;
+
+/// An event type: every value of [`EventType::ALL`].
+#[must_use]
+pub fn event_type() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(EventType::ALL.iter().map(|t| t.as_str())))
+        .build()
+}
 
 /// `test` or `live`.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum ModeOut {
+pub enum Mode {
     /// Sandbox.
     Test,
     /// Production.
@@ -17,7 +30,7 @@ pub enum ModeOut {
 /// A group's status.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum GroupStatusOut {
+pub enum GroupStatus {
     /// No census yet.
     Created,
     /// A census was accepted.
@@ -33,7 +46,7 @@ pub enum GroupStatusOut {
 /// The provisioned company's state.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum CompanyStateOut {
+pub enum CompanyState {
     /// Until the group goes live.
     Sandbox,
     /// Live.
@@ -43,7 +56,7 @@ pub enum CompanyStateOut {
 /// An enrollment's status.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum EnrollmentStatusOut {
+pub enum EnrollmentStatus {
     /// Onboarding runs.
     Onboarding,
     /// Live mode, every required step done: underwriting reviews.
@@ -55,7 +68,7 @@ pub enum EnrollmentStatusOut {
 /// Where onboarding runs.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum OnboardingModeOut {
+pub enum OnboardingMode {
     /// The hosted employer portal.
     Hosted,
     /// The partner's product, through the API.
@@ -65,7 +78,7 @@ pub enum OnboardingModeOut {
 /// An onboarding step's status.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum StepStatusOut {
+pub enum StepStatus {
     /// Not started.
     NotStarted,
     /// Started.
@@ -81,7 +94,7 @@ pub enum StepStatusOut {
 /// A member's census status.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum MemberStatusOut {
+pub enum MemberStatus {
     /// Employed.
     Active,
     /// Terminated.
@@ -91,7 +104,7 @@ pub enum MemberStatusOut {
 /// A member's enrollment status on the roster.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum RosterEnrollmentOut {
+pub enum MemberEnrollmentStatus {
     /// No election yet.
     Pending,
     /// Elected coverage.
@@ -103,7 +116,7 @@ pub enum RosterEnrollmentOut {
 /// A member's invitation status on the roster.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum InvitationStatusOut {
+pub enum InvitationStatus {
     /// Not sent yet.
     NotSent,
     /// Test mode: recorded, never sent.
@@ -115,7 +128,7 @@ pub enum InvitationStatusOut {
 /// Where an event's webhook delivery stands.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
-pub enum DeliveryStateOut {
+pub enum DeliveryState {
     /// An attempt is due.
     Pending,
     /// An endpoint answered 2xx.
@@ -124,4 +137,28 @@ pub enum DeliveryStateOut {
     Failed,
     /// No endpoint was registered when it was due.
     NoEndpoint,
+}
+
+/// A quote's status (`pricing` and `unavailable` are price-on-plan's).
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum QuoteStatus {
+    /// Usable for an enrollment.
+    Ready,
+    /// Waiting for underwriting.
+    InReview,
+    /// Price-on-plan: nothing could be built.
+    Unavailable,
+    /// Price-on-plan: still pricing.
+    Pricing,
+}
+
+/// A quote's type.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum QuoteType {
+    /// `POST /groups/{groupId}/quotes`.
+    Quote,
+    /// `POST /price-on-plan`.
+    PriceOnPlan,
 }

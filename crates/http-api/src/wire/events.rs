@@ -30,7 +30,7 @@ pub struct EventOut {
     #[schema(format = DateTime)]
     pub created_at: String,
     /// `test` or `live`.
-    #[schema(value_type = crate::wire::enums::ModeOut)]
+    #[schema(value_type = crate::wire::enums::Mode)]
     pub mode: String,
     /// The event's data (per type; see Events in the specification).
     #[schema(value_type = Object)]
@@ -48,7 +48,7 @@ pub struct DeliveryOut {
     /// `pending` (an attempt is due), `delivered` (an endpoint answered
     /// 2xx), `failed` (the first attempt and 3 retries failed) or
     /// `no_endpoint` (no endpoint was registered when it was due).
-    #[schema(value_type = crate::wire::enums::DeliveryStateOut)]
+    #[schema(value_type = crate::wire::enums::DeliveryState)]
     pub state: String,
     /// Attempts made.
     pub attempts: u32,

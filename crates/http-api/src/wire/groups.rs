@@ -132,10 +132,10 @@ pub struct GroupOut {
     #[schema(pattern = "^grp_[0-9a-f]{12}$")]
     pub id: String,
     /// `test` or `live`.
-    #[schema(value_type = crate::wire::enums::ModeOut)]
+    #[schema(value_type = crate::wire::enums::Mode)]
     pub mode: String,
     /// `created`, `census_received`, `quoted`, `enrolled` or `active`.
-    #[schema(value_type = crate::wire::enums::GroupStatusOut)]
+    #[schema(value_type = crate::wire::enums::GroupStatus)]
     pub status: String,
     /// Company name.
     pub company_name: String,
@@ -152,7 +152,7 @@ pub struct GroupOut {
     /// Members in the current census.
     pub census_member_count: u32,
     /// Provisioned company state: null until enrollment, then `sandbox`, then `prod`.
-    #[schema(value_type = Option<crate::wire::enums::CompanyStateOut>)]
+    #[schema(value_type = Option<crate::wire::enums::CompanyState>)]
     pub company_state: Option<String>,
     /// Creation time (RFC 3339 UTC, seconds).
     #[schema(format = DateTime, example = "2026-11-21T13:14:00Z")]

@@ -88,13 +88,13 @@ pub struct RosterOut {
     /// Last name.
     pub last_name: Option<String>,
     /// `active` or `terminated`.
-    #[schema(value_type = crate::wire::enums::MemberStatusOut)]
+    #[schema(value_type = crate::wire::enums::MemberStatus)]
     pub status: String,
     /// `pending`, `enrolled` or `waived`.
-    #[schema(value_type = crate::wire::enums::RosterEnrollmentOut)]
+    #[schema(value_type = crate::wire::enums::MemberEnrollmentStatus)]
     pub enrollment_status: String,
     /// `not_sent`, `suppressed` (test mode) or `sent`.
-    #[schema(value_type = crate::wire::enums::InvitationStatusOut)]
+    #[schema(value_type = crate::wire::enums::InvitationStatus)]
     pub invitation_status: String,
     /// Household tier elected.
     pub tier: Option<String>,

@@ -36,13 +36,13 @@ pub struct OnboardingRead {
     #[schema(example = "enr_0b7d2c9e4a11")]
     pub enrollment_id: String,
     /// `hosted` or `embedded`.
-    #[schema(value_type = crate::wire::enums::OnboardingModeOut, example = "embedded")]
+    #[schema(value_type = crate::wire::enums::OnboardingMode, example = "embedded")]
     pub onboarding_mode: String,
     /// `onboarding`, `in_review` or `active`.
-    #[schema(value_type = crate::wire::enums::EnrollmentStatusOut, example = "onboarding")]
+    #[schema(value_type = crate::wire::enums::EnrollmentStatus, example = "onboarding")]
     pub status: String,
     /// `sandbox` until the company goes live, then `prod`.
-    #[schema(value_type = Option<crate::wire::enums::CompanyStateOut>, example = "sandbox")]
+    #[schema(value_type = Option<crate::wire::enums::CompanyState>, example = "sandbox")]
     pub company_state: Option<String>,
     /// Progress and the five steps.
     pub onboarding: OnboardingOut,

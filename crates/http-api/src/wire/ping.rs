@@ -21,6 +21,6 @@ pub struct Ping {
     /// The key's partner.
     pub partner: PingPartner,
     /// `test` or `live`, from the key.
-    #[schema(value_type = crate::wire::enums::ModeOut, example = "test")]
+    #[schema(value_type = crate::wire::enums::Mode, example = "test")]
     pub mode: String,
 }

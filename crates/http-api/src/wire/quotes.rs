@@ -52,7 +52,7 @@ pub struct QuoteOut {
     /// Group.
     pub group_id: String,
     /// `test` or `live`.
-    #[schema(value_type = crate::wire::enums::ModeOut)]
+    #[schema(value_type = crate::wire::enums::Mode)]
     pub mode: String,
     /// `ready` or `in_review` (above the rate card's in-review threshold;
     /// underwriting finalizes it).
@@ -123,7 +123,7 @@ pub struct PriceOnPlanSummary {
     /// Group.
     pub group_id: String,
     /// `test` or `live`.
-    #[schema(value_type = crate::wire::enums::ModeOut)]
+    #[schema(value_type = crate::wire::enums::Mode)]
     pub mode: String,
     /// Always `price_on_plan`.
     #[schema(example = "price_on_plan")]
