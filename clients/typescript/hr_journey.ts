@@ -10,7 +10,7 @@
 // the contract says.
 
 import createClient from "openapi-fetch";
-import type { paths } from "./schema";
+import type { components, paths } from "./schema";
 
 const [baseUrl, key] = process.argv.slice(2);
 if (!baseUrl || !key) {
@@ -68,40 +68,36 @@ const benchmark = {
   pmpmCents: 98000,
 };
 
-/** What a price-on-plan answer carries, pending or finished (its schema
- * is the specification's two forms; this journey reads the camelCase one). */
-interface Priced {
-  status: string;
-  quoteId?: string;
-  groupId?: string;
-  retryAfterSeconds?: number;
-  versions?: { id: string; status: string }[];
-}
+type PriceInput = components["schemas"]["PriceOnPlanInput"];
+/** The camelCase answer (`versions`), as the document types it. */
+type Answer = components["schemas"]["PriceOnPlanVersions"];
+type Pending = components["schemas"]["PriceOnPlanVersionsPending"];
 
-/** Prices `body`: a 202 names its quote and `Location`, polled until the
- * answer is stored. */
-async function price(step: string, body: Record<string, unknown>): Promise<Priced> {
-  const first = await api.POST("/v1/price-on-plan", { body: body as never });
-  if (first.response.status !== 202) {
+/** Prices `body`: a 202 names its quote and `Location`, polled through
+ * `GET /quotes/{id}` until the answer is stored. */
+async function price(step: string, body: PriceInput): Promise<Answer> {
+  const first = await api.POST("/v1/price-on-plan", { body });
+  const pending = first.data;
+  if (first.response.status !== 202 || !pending || pending.status !== "pricing") {
     fail(`${step} (the wait budget is 0, so 202 first)`, { status: first.response.status, body: first.error });
   }
-  const pending = first.data as unknown as Priced;
   const location = first.response.headers.get("Location");
-  if (pending.status !== "pricing" || !pending.quoteId || location !== `/v1/quotes/${pending.quoteId}`) {
-    fail(step, { pending, location });
-  }
+  if (location !== `/v1/quotes/${pending.quoteId}`) fail(step, { pending, location });
   ok(`${step} (pending ${pending.quoteId})`, first.response.status);
   const deadline = Date.now() + 60_000;
   for (;;) {
     const read = await api.GET("/v1/quotes/{id}", { params: { path: { id: pending.quoteId } } });
-    const quote = read.data as unknown as Priced | undefined;
+    const quote = read.data;
     if (read.response.status !== 200 || !quote) fail(`${step}: poll`, read.error);
-    if (quote.status !== "pricing") {
-      ok(`${step}: polled to ${quote.status}`, read.response.status);
-      return quote;
+    if ("versions" in quote || "reason" in quote) {
+      const answer = quote as Answer;
+      ok(`${step}: polled to ${answer.status}`, read.response.status);
+      return answer;
     }
-    if (Date.now() > deadline) fail(`${step}: still pricing after 60 s`, quote);
-    await sleep(Math.min(1000, (quote.retryAfterSeconds ?? 1) * 1000));
+    if (!("retryAfterSeconds" in quote)) fail(`${step}: not a price-on-plan answer`, quote);
+    const still = quote as Pending;
+    if (Date.now() > deadline) fail(`${step}: still pricing after 60 s`, still);
+    await sleep(Math.min(1000, still.retryAfterSeconds * 1000));
   }
 }
 
@@ -117,7 +113,10 @@ async function main(): Promise<void> {
     marketPlans: [benchmark],
     company: { name: "Acme Robotics", domain: "acme-ts.example", zip: "60601", state: "IL" },
   });
-  if (own.status !== "ready" || own.versions?.length !== 2) fail("price on own plan", own);
+  const ids = (own.versions ?? []).map((v) => v.id);
+  if (own.status !== "ready" || ids.join() !== "diamond,value") fail("price on own plan", own);
+  const diamond = own.versions?.[0];
+  if (!diamond?.monthly || diamond.monthly.totalCents <= 0 || !diamond.worst_year) fail("price on own plan", own);
 
   // 2. On market plans alone (HR platforms may): the HSA PPO among them
   // is the base.

@@ -22,6 +22,28 @@ pub enum QuoteStatus {
     Pricing,
 }
 
+impl From<pricing_core::quote::ReviewStatus> for QuoteStatus {
+    /// The status of a market-rate quote the engine priced with `status`.
+    fn from(status: pricing_core::quote::ReviewStatus) -> Self {
+        match status {
+            pricing_core::quote::ReviewStatus::Ready => Self::Ready,
+            pricing_core::quote::ReviewStatus::InReview => Self::InReview,
+        }
+    }
+}
+
+impl From<pricing_core::price_on_plan::PlanStatus> for QuoteStatus {
+    /// The status of a quote holding a price-on-plan answer of `status`.
+    fn from(status: pricing_core::price_on_plan::PlanStatus) -> Self {
+        use pricing_core::price_on_plan::PlanStatus;
+        match status {
+            PlanStatus::Ready => Self::Ready,
+            PlanStatus::InReview => Self::InReview,
+            PlanStatus::Unavailable => Self::Unavailable,
+        }
+    }
+}
+
 impl QuoteStatus {
     /// Wire value.
     #[must_use]

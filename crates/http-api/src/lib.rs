@@ -116,6 +116,14 @@ pub fn openapi() -> &'static utoipa::openapi::OpenApi {
     })
 }
 
+/// The two served documents, with `public_base_url` as their server.
+#[must_use]
+pub fn documents(public_base_url: &str) -> openapi::Documents {
+    let mut doc = openapi().clone();
+    doc.servers = Some(vec![utoipa::openapi::Server::new(public_base_url)]);
+    openapi::Documents::of(&doc)
+}
+
 /// The application over `state`.
 pub fn app(
     state: AppState,
@@ -128,10 +136,8 @@ pub fn app(
         InitError = (),
     >,
 > {
-    let mut doc = openapi().clone();
-    doc.servers = Some(vec![utoipa::openapi::Server::new(&state.public_base_url)]);
-    let table = RouteTable::of(&doc);
-    let documents = openapi::Documents::of(&doc);
+    let table = RouteTable::of(openapi());
+    let documents = documents(&state.public_base_url);
     let urls = [
         utoipa_swagger_ui::Url::new("Broker keys (snake_case)", "/v1/openapi.json"),
         utoipa_swagger_ui::Url::new(

@@ -9,6 +9,8 @@ use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 use crate::error::{ApiError, Detail, ErrorBody};
+use crate::wire::price_on_plan::camel::VersionsPending;
+use crate::wire::price_on_plan::versions::VersionsAnswer;
 
 pub mod camel;
 mod webhooks;
@@ -26,7 +28,7 @@ use webhooks::Webhooks;
         license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
     modifiers(&Security, &Webhooks),
-    components(schemas(ErrorBody, Detail)),
+    components(schemas(ErrorBody, Detail, VersionsAnswer, VersionsPending)),
     tags(
         (name = "Integration", description = "Key checks"),
         (name = "Plans", description = "The service's plan versions"),
@@ -253,14 +255,26 @@ pub struct Documents {
 }
 
 impl Documents {
-    /// The broker's document `doc` and the HR platform's made from it.
+    /// The broker's document and the HR platform's, made from `doc`.
     #[must_use]
     pub fn of(doc: &utoipa::openapi::OpenApi) -> Self {
-        let snake = serde_json::to_value(doc).unwrap_or_default();
+        let full = serde_json::to_value(doc).unwrap_or_default();
         Self {
-            camel: camel::document(snake.clone()),
-            snake,
+            snake: camel::broker(full.clone()),
+            camel: camel::document(full),
         }
+    }
+
+    /// The broker's document (`style=snake`).
+    #[must_use]
+    pub const fn snake(&self) -> &serde_json::Value {
+        &self.snake
+    }
+
+    /// The HR platform's document (`style=camel`).
+    #[must_use]
+    pub const fn camel(&self) -> &serde_json::Value {
+        &self.camel
     }
 }
 

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pricing_core::census::{CensusMember, is_zip5};
-use pricing_core::price_on_plan::{PlanStatus, Prepared, Preview};
+use pricing_core::price_on_plan::{Prepared, Preview};
 use pricing_core::{PriceOnPlanRequest, PricingContext, PricingError, RateCard};
 use sha2::{Digest as _, Sha256};
 use time::Date;
@@ -472,11 +472,7 @@ impl PriceOnPlan {
     ) -> Result<Quote, ServiceError> {
         let mut answer = priced?;
         answer.assumptions.extend(assumptions);
-        let status = match answer.status {
-            PlanStatus::Ready => QuoteStatus::Ready,
-            PlanStatus::InReview => QuoteStatus::InReview,
-            PlanStatus::Unavailable => QuoteStatus::Unavailable,
-        };
+        let status = QuoteStatus::from(answer.status);
         let mut doc = Document::of(pending)?;
         doc.generated_at = Some(self.clock.now_ms().div_euclid(1000));
         doc.answer = Some(answer);

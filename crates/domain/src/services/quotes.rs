@@ -16,7 +16,7 @@ pub mod comparison;
 use std::sync::Arc;
 
 use pricing_core::census::{CensusMember, date_opt};
-use pricing_core::quote::{ReviewStatus, market_comparison, price_quote};
+use pricing_core::quote::{market_comparison, price_quote};
 use pricing_core::{CensusContext, CensusRules, PricingError, QuoteRequest, RateCard, RatedCensus};
 use time::{Date, Duration, OffsetDateTime};
 
@@ -396,10 +396,7 @@ impl Quotes {
             updated_at.as_deref(),
             contribution,
         )));
-        let status = match priced.status {
-            ReviewStatus::Ready => QuoteStatus::Ready,
-            ReviewStatus::InReview => QuoteStatus::InReview,
-        };
+        let status = QuoteStatus::from(priced.status);
         let expires_at = now.saturating_add(i64::from(priced.expires_after_days) * 86_400);
         let minter = Minter::new(self.entropy.as_ref());
         let template = Quote {

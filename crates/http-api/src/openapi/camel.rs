@@ -11,15 +11,96 @@ use crate::casing::{Style, snake_to_camel, to_style};
 /// The operation whose answers are never re-cased.
 const VERBATIM: &str = "/v1/price-on-plan";
 
-/// `doc` (the broker's document as JSON) in camelCase.
+/// Price-on-plan's answer schemas: the broker's form and, in the same
+/// place, the HR platform's (whose keys are the specification's own).
+const FORMS: [(&str, &str); 2] = [
+    ("PriceOnPlanPlans", "PriceOnPlanVersions"),
+    ("PriceOnPlanPlansPending", "PriceOnPlanVersionsPending"),
+];
+
+/// The components only the broker's form refers to.
+const BROKER_ONLY: [&str; 1] = ["PriceOnPlanPlan"];
+
+/// The components only the HR platform's form refers to.
+const HR_ONLY: [&str; 1] = ["PriceOnPlanVersion"];
+
+/// The broker's document: `doc` (the generated document as JSON, which
+/// holds both answer forms) without the HR platform's.
 #[must_use]
-pub fn document(mut doc: Value) -> Value {
+pub fn broker(mut doc: Value) -> Value {
     if let Some(schemas) = doc
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
     {
-        schemas.values_mut().for_each(schema);
+        for name in FORMS.iter().map(|(_, hr)| *hr).chain(HR_ONLY) {
+            schemas.remove(name);
+        }
     }
+    prune(&mut doc);
+    doc
+}
+
+/// Removes the component schemas nothing refers to any more (those only
+/// the other answer form used).
+fn prune(doc: &mut Value) {
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::String(r)) = map.get("$ref")
+                    && let Some(name) = r.strip_prefix("#/components/schemas/")
+                {
+                    out.push(name.to_owned());
+                }
+                map.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(list) => list.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let Some(Value::Object(all)) = doc.pointer("/components/schemas").cloned() else {
+        return;
+    };
+    let mut pending = Vec::new();
+    for (key, part) in doc.as_object().into_iter().flatten() {
+        if key != "components" {
+            refs(part, &mut pending);
+        }
+    }
+    let mut used = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if used.insert(name.clone())
+            && let Some(schema) = all.get(&name)
+        {
+            refs(schema, &mut pending);
+        }
+    }
+    if let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        schemas.retain(|name, _| used.contains(name));
+    }
+}
+
+/// `doc` (the generated document as JSON) in camelCase, with
+/// price-on-plan's answers in the HR platform's form.
+#[must_use]
+pub fn document(mut doc: Value) -> Value {
+    swap_forms(&mut doc);
+    if let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        for name in FORMS.iter().map(|(broker, _)| *broker).chain(BROKER_ONLY) {
+            schemas.remove(name);
+        }
+        let verbatim: Vec<&str> = FORMS.iter().map(|(_, hr)| *hr).chain(HR_ONLY).collect();
+        schemas
+            .iter_mut()
+            .filter(|(name, _)| !verbatim.contains(&name.as_str()))
+            .for_each(|(_, s)| schema(s));
+    }
+    prune(&mut doc);
     for section in ["paths", "webhooks"] {
         let Some(items) = doc.get_mut(section).and_then(Value::as_object_mut) else {
             continue;
@@ -134,5 +215,39 @@ fn recase_examples(map: &mut Map<String, Value>) {
             }
         }
         _ => {}
+    }
+}
+
+/// Every reference to a broker answer form becomes one to the HR
+/// platform's; the examples of price-on-plan's answers are the broker's,
+/// so they go.
+fn swap_forms(doc: &mut Value) {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::String(r)) = map.get_mut("$ref") {
+                    for (broker, hr) in FORMS {
+                        if r.strip_prefix("#/components/schemas/") == Some(broker) {
+                            *r = format!("#/components/schemas/{hr}");
+                        }
+                    }
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(list) => list.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(doc);
+    if let Some(Value::Object(responses)) =
+        doc.pointer_mut("/paths/~1v1~1price-on-plan/post/responses")
+    {
+        for response in responses.values_mut() {
+            if let Some(Value::Object(types)) = response.get_mut("content") {
+                for m in types.values_mut().filter_map(Value::as_object_mut) {
+                    m.remove("example");
+                }
+            }
+        }
     }
 }

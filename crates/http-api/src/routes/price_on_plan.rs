@@ -24,6 +24,7 @@ use crate::reply::Reply;
 use crate::routes::CommonErrors;
 use crate::state::AppState;
 use crate::wire::census::{DEPENDENT_FIELDS, MEMBER_FIELDS};
+use crate::wire::price_on_plan::snake::{PlansAnswer, PlansPending};
 use crate::wire::price_on_plan::{self as wire, Form, PriceOnPlanBody};
 
 /// The answer form of a caller.
@@ -190,15 +191,21 @@ fn pricing_body(value: &Value) -> Vec<u8> {
             "company": {"name": "Acme Robotics", "domain": "acme-robotics.example", "zip": "60601", "state": "IL"}
         })),
     responses(
-        (status = 201, description = "Both versions (broker keys: `plans`; HR platform keys: `versions`)", body = Object,
+        (status = 201, description = "Both versions (broker keys: `plans`; HR platform keys: `versions`, in the HR platform document)", body = PlansAnswer,
          example = json!({"quote_id": "qt_0193a1b2c3d4", "group_id": "grp_0193a1b2c3d5", "status": "ready", "reason": null,
             "plans": [{"id": "diamond", "plan_name": "Diamond", "status": "ready", "reason": null,
                 "your_plan_pmpm_cents": 52000, "service_pmpm_cents": 9875, "pmpm_cents": 61875,
                 "monthly_premium_cents": 61875, "service_monthly_cents": 9875, "deductible_cents": 340000,
                 "oop_max_cents": 170000, "max_extra_cents": 0}],
             "assumptions": ["Plan year starts 2026-12-01 (the first day of next month)."], "ignored_plans": []})),
-        (status = 200, description = "Nothing can be built on the plan: `status: unavailable` with `reason` and the ignored plans", body = Object),
-        (status = 202, description = "Still pricing: `status: pricing`, the pending `quote_id`, `retry_after_seconds` (`Retry-After`); send the same body again, or poll `GET /quotes/{id}` (`Location`)", body = Object,
+        (status = 200, description = "Nothing can be built on the plan: `status: unavailable` with `reason` and the ignored plans", body = PlansAnswer,
+         example = json!({"quote_id": "qt_0193a1b2c3d4", "group_id": "grp_0193a1b2c3d5", "status": "unavailable",
+            "reason": "no market plan qualifies as a base: an HSA-eligible PPO or EPO with a deductible is needed",
+            "plans": [{"id": "diamond", "plan_name": "Diamond", "status": "unavailable", "reason": "no base plan",
+                "your_plan_pmpm_cents": null, "service_pmpm_cents": null, "pmpm_cents": null, "monthly_premium_cents": null,
+                "service_monthly_cents": null, "deductible_cents": null, "oop_max_cents": 300000, "max_extra_cents": null}],
+            "assumptions": [], "ignored_plans": [{"index": 0, "reason": "an HMO cannot be built on", "carrier": null, "planName": null}]})),
+        (status = 202, description = "Still pricing: `status: pricing`, the pending `quote_id`, `retry_after_seconds` (`Retry-After`); send the same body again, or poll `GET /quotes/{id}` (`Location`)", body = PlansPending,
          example = json!({"status": "pricing", "quote_id": "qt_0193a1b2c3d4", "group_id": "grp_0193a1b2c3d5", "retry_after_seconds": 2,
             "message": "Still pricing 10000 census members over 2000 simulated plan years; send the same body again in 2 s.", "ignored_plans": []})),
         (status = 400, description = "An invalid field: an HMO, a plan that is not HSA-eligible, a missing required field, an amount outside its range (monthly amounts 0 to 100000000 cents, annual plan amounts 0 to 1000000000), a bad census row", body = ErrorBody,

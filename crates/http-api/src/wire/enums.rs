@@ -153,6 +153,24 @@ pub enum QuoteStatus {
     Pricing,
 }
 
+/// A market-rate quote's status.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum MarketQuoteStatus {
+    /// Usable for an enrollment.
+    Ready,
+    /// Above the rate card's in-review threshold; underwriting finalizes it.
+    InReview,
+}
+
+/// A terminated member's COBRA continuation status.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum CobraStatus {
+    /// May elect continuation until the deadline.
+    Eligible,
+}
+
 /// A quote's type.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
@@ -161,4 +179,78 @@ pub enum QuoteType {
     Quote,
     /// `POST /price-on-plan`.
     PriceOnPlan,
+}
+
+/// One of the two versions the service prices.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum VersionId {
+    /// The richer version (lower member maxima).
+    Diamond,
+    /// The leaner version.
+    Value,
+}
+
+/// A price-on-plan answer's or version's status once priced.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum PricedStatus {
+    /// Usable.
+    Ready,
+    /// Waiting for underwriting.
+    InReview,
+    /// Nothing could be built (`reason` says why).
+    Unavailable,
+}
+
+/// A price-on-plan quote still pricing.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum PricingStatus {
+    /// Send the same body again, or poll `GET /quotes/{id}`.
+    Pricing,
+}
+
+/// How a version was priced.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum PricingMethod {
+    /// Simulated over the census's plan years.
+    Engine,
+    /// The base premium plus the service's cost.
+    CostPlus,
+}
+
+/// Where a plan came from.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum PlanSource {
+    /// The request's `plan`.
+    PartnerPlan,
+    /// Chosen among the request's `market_plans`.
+    MarketPlans,
+    /// The rate card's local benchmark.
+    RateCard,
+}
+
+/// What a plan's premium was computed from.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum RateBasis {
+    /// Each member's own rate.
+    MemberRates,
+    /// One per-member-per-month rate.
+    Pmpm,
+    /// Monthly rates by household tier.
+    MonthlyRates,
+    /// The rate card.
+    RateCard,
+}
+
+/// What a pending price-on-plan quote waits on.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub enum WaitingOn {
+    /// The simulated plan years.
+    Simulation,
 }

@@ -10,14 +10,16 @@ use domain::services::price_on_plan::Document;
 use pricing_core::plan::{IgnoredPlan, RateBasis};
 use pricing_core::price_on_plan::{PlanSource, PlanStatus, PricingMethod, VersionResult};
 use pricing_core::{MarketPlan, PartnerPlan, PriceOnPlan};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use crate::casing::camel_to_snake;
-
-mod camel;
 use crate::wire::timestamp;
-use camel::camel;
+
+pub mod camel;
+pub mod snake;
+pub mod versions;
 
 /// The body, with every key already in snake_case; `census` rows are
 /// parsed one by one afterwards so each bad row is named. Its schema is
@@ -245,16 +247,10 @@ pub fn trim(answer: &mut Value, form: Form, fields: Option<&[String]>, exclude: 
     }
 }
 
-/// The status a stored quote answers with: the quote's own (underwriting
-/// may have finalized it since it was priced).
-fn quote_status(q: &Quote) -> &'static str {
-    q.status.as_str()
-}
-
 /// A version's status as answered: `in_review` follows its quote's
-/// finalization.
-fn version_status(q: &Quote, v: &VersionResult) -> &'static str {
-    match (v.status, q.status) {
+/// finalization (`quote` is the quote's status).
+fn version_status(quote: QuoteStatus, v: &VersionResult) -> &'static str {
+    match (v.status, quote) {
         (PlanStatus::InReview, QuoteStatus::Ready) => "ready",
         (PlanStatus::Ready, _) => "ready",
         (PlanStatus::InReview, _) => "in_review",
@@ -286,20 +282,79 @@ fn basis(b: RateBasis) -> &'static str {
     }
 }
 
-fn ignored(plans: &[IgnoredPlan]) -> Value {
-    Value::Array(
-        plans
-            .iter()
-            .map(|p| {
-                json!({
-                    "index": p.index,
-                    "reason": p.reason,
-                    "carrier": p.carrier,
-                    "planName": p.plan_name,
-                })
-            })
-            .collect(),
-    )
+/// A market plan that could not be used (its keys are the same in both
+/// forms).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = PriceOnPlanIgnoredPlan)]
+pub struct IgnoredPlanOut {
+    /// Index in `market_plans`.
+    pub index: usize,
+    /// Why.
+    pub reason: String,
+    /// Carrier as sent; null when not sent.
+    #[schema(required = true)]
+    pub carrier: Option<String>,
+    /// Plan name as sent; null when not sent.
+    #[serde(rename = "planName")]
+    #[schema(required = true)]
+    pub plan_name: Option<String>,
+}
+
+/// How the market plans were used.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = PriceOnPlanUsedPlans)]
+pub struct UsedPlansOut {
+    /// Sent.
+    pub sent: usize,
+    /// Used as a base or benchmark candidate.
+    pub used: usize,
+    /// Base candidates.
+    pub base_candidates: usize,
+    /// Benchmark candidates.
+    pub benchmark_candidates: usize,
+}
+
+/// `time_machine`: the simulation behind the figures (inline in the HR
+/// platform's form, whose keys are never re-cased).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TimeMachineOut {
+    /// Simulated plan years.
+    pub simulated_plan_years: u32,
+    /// Census members simulated.
+    pub census_members: usize,
+    /// When the figures were computed; null before.
+    #[schema(required = true, format = DateTime)]
+    pub generated_at: Option<String>,
+}
+
+fn ignored(plans: &[IgnoredPlan]) -> Vec<IgnoredPlanOut> {
+    plans
+        .iter()
+        .map(|p| IgnoredPlanOut {
+            index: p.index,
+            reason: p.reason.clone(),
+            carrier: p.carrier.clone(),
+            plan_name: p.plan_name.clone(),
+        })
+        .collect()
+}
+
+fn time_machine(doc: &Document, a: &PriceOnPlan) -> TimeMachineOut {
+    TimeMachineOut {
+        simulated_plan_years: a.simulated_plan_years,
+        census_members: a.census_members,
+        generated_at: doc.generated_at.map(timestamp),
+    }
+}
+
+fn used_plans(u: &pricing_core::price_on_plan::UsedPlans) -> UsedPlansOut {
+    UsedPlansOut {
+        sent: u.sent,
+        used: u.used,
+        base_candidates: u.base_candidates,
+        benchmark_candidates: u.benchmark_candidates,
+    }
 }
 
 /// The answer of a finished quote in `form`.
@@ -309,61 +364,13 @@ pub fn answer(form: Form, q: &Quote, doc: &Document) -> Value {
         return Value::Null;
     };
     match form {
-        Form::Snake => snake(q, a),
-        Form::Camel => camel(q, doc, a),
+        Form::Snake => rendered(&snake::plans(
+            (q.id.as_str(), q.group_id.as_str()),
+            q.status,
+            a,
+        )),
+        Form::Camel => rendered(&camel::versions(q, doc, a)),
     }
-}
-
-/// The snake_case form.
-fn snake(q: &Quote, a: &PriceOnPlan) -> Value {
-    let base = a.base_plan.as_ref();
-    let plans: Vec<Value> = a
-        .versions
-        .iter()
-        .map(|v| {
-            let f = v.priced.as_ref().map(|p| &p.figures);
-            json!({
-                "id": v.id,
-                "plan_name": v.name,
-                "status": version_status(q, v),
-                "reason": v.reason,
-                "your_plan_pmpm_cents": f.map(|f| f.your_plan_pmpm_cents.get()),
-                "service_pmpm_cents": f.map(|f| f.service_pmpm_cents.get()),
-                "pmpm_cents": f.map(|f| f.joint_pmpm_cents.get()),
-                "monthly_premium_cents": f.map(|f| f.joint_monthly_cents.get()),
-                "service_monthly_cents": f.map(|f| f.service_monthly_cents.get()),
-                "deductible_cents": base.map(|b| b.plan.deductible_individual_cents),
-                "oop_max_cents": v.member_oop_max.individual_cents.get(),
-                "max_extra_cents": f.map(|f| f.all_max_year.modeled_extra_cents.get()),
-            })
-        })
-        .collect();
-    json!({
-        "quote_id": q.id.as_str(),
-        "group_id": q.group_id.as_str(),
-        "status": quote_status(q),
-        "reason": a.reason,
-        "plans": plans,
-        "assumptions": a.assumptions,
-        "ignored_plans": ignored(&a.ignored_plans),
-    })
-}
-
-fn time_machine(doc: &Document, a: &PriceOnPlan) -> Value {
-    json!({
-        "simulated_plan_years": a.simulated_plan_years,
-        "census_members": a.census_members,
-        "generated_at": doc.generated_at.map(timestamp),
-    })
-}
-
-fn used_plans(u: &pricing_core::price_on_plan::UsedPlans) -> Value {
-    json!({
-        "sent": u.sent,
-        "used": u.used,
-        "baseCandidates": u.base_candidates,
-        "benchmarkCandidates": u.benchmark_candidates,
-    })
 }
 
 /// The `pricing` answer (202, or a read of a quote still pricing).
@@ -376,33 +383,26 @@ pub fn pending(form: Form, q: &Quote, doc: &Document, now: i64) -> Value {
         p.census_members, p.simulated_plan_years
     );
     match form {
-        Form::Snake => json!({
-            "status": "pricing",
-            "quote_id": q.id.as_str(),
-            "group_id": q.group_id.as_str(),
-            "retry_after_seconds": retry,
-            "message": message,
-            "ignored_plans": ignored(&p.ignored_plans),
-        }),
-        Form::Camel => json!({
-            "quoteId": q.id.as_str(),
-            "groupId": q.group_id.as_str(),
-            "status": "pricing",
-            "retryAfterSeconds": retry,
-            "baseFromMarket": p.base_from_market,
-            "note": message,
-            "ignoredPlans": ignored(&p.ignored_plans),
-            "usedPlans": used_plans(&p.used_plans),
-            "estimatedReadyAt": timestamp(doc.estimated_ready_at.max(now)),
-            "waitingOn": "simulation",
-            "waitingOnNote": format!(
-                "The median year and the layer price come from {} simulated plan years of the census's claims.",
-                p.simulated_plan_years
-            ),
-            "sweep": {
-                "step": "simulation",
-                "planCount": p.used_plans.sent,
-            },
-        }),
+        Form::Snake => rendered(&snake::pending(q, doc, retry, message)),
+        Form::Camel => rendered(&camel::pending(q, doc, now, retry, message)),
     }
+}
+
+/// The broker's form of an answer no quote holds (the operator CLI's
+/// `price`): as `POST /price-on-plan` would answer it, without
+/// `quote_id` and `group_id`.
+#[must_use]
+pub fn unstored(a: &PriceOnPlan) -> Value {
+    let mut answer = rendered(&snake::plans(("", ""), QuoteStatus::from(a.status), a));
+    if let Value::Object(map) = &mut answer {
+        map.remove("quote_id");
+        map.remove("group_id");
+    }
+    answer
+}
+
+/// An answer as the value [`trim`] works on (the types serialize to
+/// objects with string keys: this cannot fail).
+fn rendered(answer: &impl Serialize) -> Value {
+    serde_json::to_value(answer).unwrap_or(Value::Null)
 }

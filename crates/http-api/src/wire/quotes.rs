@@ -56,7 +56,7 @@ pub struct QuoteOut {
     pub mode: String,
     /// `ready` or `in_review` (above the rate card's in-review threshold;
     /// underwriting finalizes it).
-    #[schema(example = "ready")]
+    #[schema(value_type = crate::wire::enums::MarketQuoteStatus, example = "ready")]
     pub status: String,
     /// The figures.
     #[serde(flatten)]
@@ -129,6 +129,7 @@ pub struct PriceOnPlanSummary {
     #[schema(example = "price_on_plan")]
     pub kind: String,
     /// `pricing`, `ready`, `in_review` or `unavailable`.
+    #[schema(value_type = crate::wire::enums::QuoteStatus)]
     pub status: String,
     /// When the quote stops being current.
     #[schema(format = DateTime)]
@@ -219,14 +220,9 @@ pub struct QuoteList {
 pub enum QuoteRead {
     /// A market-rate quote.
     Quote(Box<QuoteOut>),
-    /// A price-on-plan quote: the answer of `POST /price-on-plan`.
-    PriceOnPlan(PriceOnPlanStored),
-}
-
-/// A price-on-plan quote's stored answer (its full shape is the one of
-/// `POST /price-on-plan`'s answers).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PriceOnPlanStored {
-    /// The plans of the request that could not be built on.
-    pub ignored_plans: Vec<serde_json::Value>,
+    /// A price-on-plan quote's answer, as `POST /price-on-plan` gave it
+    /// (the HR platform document shows its `versions` form).
+    PriceOnPlan(Box<crate::wire::price_on_plan::snake::PlansAnswer>),
+    /// A price-on-plan quote still pricing.
+    Pricing(crate::wire::price_on_plan::snake::PlansPending),
 }

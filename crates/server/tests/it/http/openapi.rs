@@ -133,13 +133,12 @@ async fn the_document_is_served_and_complete(db: TestDb) {
     assert_eq!(webhooks.len(), domain::event::EventType::ALL.len());
     // The document served is the one the crate builds, with this
     // service's `public_base_url` as its server.
-    let mut served = doc.clone();
-    let servers = served.as_object_mut().unwrap().remove("servers");
     assert_eq!(
-        servers,
-        Some(serde_json::json!([{"url": domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL}]))
+        doc["servers"],
+        serde_json::json!([{"url": domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL}])
     );
-    assert_eq!(served, serde_json::to_value(http_api::openapi()).unwrap());
+    let built = http_api::documents(domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL);
+    assert_eq!(doc, built.snake());
 }
 
 #[test]
@@ -231,11 +230,58 @@ async fn the_hr_platform_document_is_camel_case(db: TestDb) {
         payload["properties"]["enrollmentId"].is_object(),
         "{payload}"
     );
-    // Price-on-plan keeps its answers as they are; its request is typed
-    // and re-cased like any other.
+    // Price-on-plan answers in each document with its own form (`plans`
+    // for brokers, `versions` for HR platforms), keys as the
+    // specification spells them; its request is typed and re-cased like
+    // any other.
+    let answer = |d: &Value, status: &str| {
+        d["paths"]["/v1/price-on-plan"]["post"]["responses"][status]["content"]["application/json"]
+            ["schema"]["$ref"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
     assert_eq!(
-        doc["paths"]["/v1/price-on-plan"]["post"]["responses"],
-        plain.body["paths"]["/v1/price-on-plan"]["post"]["responses"]
+        answer(&plain.body, "201"),
+        "#/components/schemas/PriceOnPlanPlans"
+    );
+    assert_eq!(
+        answer(&plain.body, "202"),
+        "#/components/schemas/PriceOnPlanPlansPending"
+    );
+    assert_eq!(
+        answer(doc, "201"),
+        "#/components/schemas/PriceOnPlanVersions"
+    );
+    assert_eq!(
+        answer(doc, "202"),
+        "#/components/schemas/PriceOnPlanVersionsPending"
+    );
+    let versions = &doc["components"]["schemas"]["PriceOnPlanVersions"]["properties"];
+    for key in ["quoteId", "versions", "time_machine", "ignoredPlans"] {
+        assert!(versions[key].is_object(), "{key}: {versions}");
+    }
+    let version = &doc["components"]["schemas"]["PriceOnPlanVersion"]["properties"];
+    for key in [
+        "pricedAgainst",
+        "worst_year",
+        "serviceOnly",
+        "monthly_rates_by_household",
+    ] {
+        assert!(version[key].is_object(), "{key}: {version}");
+    }
+    assert!(
+        doc["components"]["schemas"]
+            .get("PriceOnPlanPlans")
+            .is_none()
+    );
+    assert!(
+        plain.body["components"]["schemas"]
+            .get("PriceOnPlanVersions")
+            .is_none()
+    );
+    assert!(
+        plain.body["components"]["schemas"]["PriceOnPlanPlans"]["properties"]["plans"].is_object()
     );
     let input = &doc["components"]["schemas"]["PriceOnPlanInput"];
     assert!(input["properties"]["marketPlans"].is_object(), "{input}");
@@ -327,13 +373,10 @@ fn redocly_finds_nothing_in_either_document() {
     }
     let config = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../redocly.yaml");
     let dir = crate::common::scratch("redocly");
-    let mut snake = serde_json::to_value(http_api::openapi()).unwrap();
-    snake["servers"] =
-        serde_json::json!([{"url": domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL}]);
-    let camel = http_api::openapi::camel::document(snake.clone());
-    for (name, document) in [("snake", snake), ("camel", camel)] {
+    let documents = http_api::documents(domain::services::enrollments::DEFAULT_PUBLIC_BASE_URL);
+    for (name, document) in [("snake", documents.snake()), ("camel", documents.camel())] {
         let path = dir.join(format!("{name}.json"));
-        std::fs::write(&path, serde_json::to_vec_pretty(&document).unwrap()).unwrap();
+        std::fs::write(&path, serde_json::to_vec_pretty(document).unwrap()).unwrap();
         let out = std::process::Command::new(&redocly)
             .arg("lint")
             .arg(&path)
