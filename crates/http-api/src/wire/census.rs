@@ -45,9 +45,9 @@ pub struct DependentWire {
 /// One census member, as sent.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({
-    "external_id": "E-1001", "first_name": "Ana", "last_name": "Diaz", "email": "ana@acme-mfg.com",
-    "dob": "1988-04-12", "zip": "60601", "sex_at_birth": "female", "employment_type": "full_time",
-    "hire_date": "2021-03-01", "status": "active",
+    "external_id": "E-1003", "first_name": "Cara", "last_name": "Nguyen", "email": "cara@acme-mfg.com",
+    "dob": "1991-07-19", "zip": "60607", "sex_at_birth": "female", "employment_type": "full_time",
+    "hire_date": "2026-11-16", "status": "active",
     "dependents": [{"relationship": "child", "name": "Leo", "dob": "2016-09-30"}]
 }))]
 pub struct MemberInput {
@@ -161,7 +161,7 @@ pub struct CensusResult {
 
 /// A stored member: its `mem_` id and the fields sent.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({
+#[schema(as = CensusMemberOut, example = json!({
     "id": "mem_1f0c2d3e4a5b", "external_id": "E-1001", "first_name": "Ana", "last_name": "Diaz",
     "email": "ana@acme-mfg.com", "dob": "1988-04-12", "zip": "60601"
 }))]

@@ -33,13 +33,14 @@ pub struct ElectionDependent {
 
 /// One election row.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
-#[schema(example = json!({"external_id": "E-1001", "election": "enrolled", "tier": "employeeSpouse",
+#[schema(example = json!({"external_id": "E-1002", "election": "enrolled", "tier": "employeeSpouse",
                           "dependents": [{"relationship": "spouse"}], "effective_date": "2026-12-01"}))]
 pub struct ElectionInput {
-    /// The census member's external id (required).
+    /// The census member's external id.
+    #[schema(required = true)]
     pub external_id: Option<String>,
-    /// `enrolled` or `waived` (required).
-    #[schema(value_type = Option<ElectionIn>, example = "enrolled")]
+    /// `enrolled` or `waived`.
+    #[schema(required = true, value_type = ElectionIn, example = "enrolled")]
     pub election: Option<Election>,
     /// `employeeOnly`, `employeeSpouse`, `employeeChildren` or `family`
     /// (required when enrolled; these values in both field styles).
@@ -82,9 +83,9 @@ pub enum TierIn {
 /// The body: `{ elections: [row, …] }`, 1 to 10,000 rows.
 #[derive(Debug, ToSchema)]
 #[schema(example = json!({"elections": [
-    {"external_id": "E-1001", "election": "enrolled", "tier": "employeeSpouse",
+    {"external_id": "E-1002", "election": "enrolled", "tier": "employeeSpouse",
      "dependents": [{"relationship": "spouse"}], "effective_date": "2026-12-01"},
-    {"external_id": "E-1002", "election": "waived", "waiver_reason": "other_employer_group"}
+    {"external_id": "E-1001", "election": "waived", "waiver_reason": "other_employer_group"}
 ]}))]
 pub struct ElectionsInput {
     /// The rows.

@@ -17,10 +17,10 @@ use crate::wire::timestamp;
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 pub struct SignatoryInput {
     /// Name, 1 to 200 characters.
-    #[schema(example = "Dana Lee")]
+    #[schema(required = true, example = "Dana Lee")]
     pub name: Option<String>,
     /// Email; in hosted mode the employer-portal admin's login.
-    #[schema(example = "dana@acme-mfg.com")]
+    #[schema(required = true, example = "dana@acme-mfg.com")]
     pub email: Option<String>,
 }
 
@@ -28,14 +28,16 @@ pub struct SignatoryInput {
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[schema(example = json!({
     "quote_id": "qt_1a2b3c4d5e6f",
+    "signatory": {"name": "Dana Lee", "email": "dana@acme-mfg.com"},
     "onboarding_mode": "hosted"
 }))]
 pub struct EnrollmentInput {
     /// A `ready`, unexpired quote of this group, priced on its current
-    /// census (required).
-    #[schema(example = "qt_1a2b3c4d5e6f")]
+    /// census.
+    #[schema(required = true, example = "qt_1a2b3c4d5e6f")]
     pub quote_id: Option<String>,
-    /// Who signs (required).
+    /// Who signs.
+    #[schema(required = true)]
     pub signatory: Option<SignatoryInput>,
     /// `hosted` (default: onboarding in the employer portal) or `embedded`
     /// (onboarding inside the partner's product).

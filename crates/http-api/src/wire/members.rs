@@ -15,7 +15,7 @@ use crate::error::ApiError;
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct CobraOut {
     /// `eligible`.
-    #[schema(example = "eligible")]
+    #[schema(value_type = crate::wire::enums::CobraStatus, example = "eligible")]
     pub status: String,
     /// Termination date + 60 days.
     #[schema(format = Date, example = "2027-02-13")]
@@ -44,9 +44,9 @@ impl CobraOut {
 pub struct MemberOut {
     /// `mem_` id.
     pub id: String,
-    /// The census fields as sent (see the census member input).
+    /// The census fields as sent.
     #[serde(flatten)]
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::wire::census::MemberInput)]
     pub fields: Value,
     /// Last day of employment, for a terminated member.
     #[schema(format = Date)]

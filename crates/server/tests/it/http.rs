@@ -13,6 +13,7 @@ mod auth;
 mod benchmark_gaps;
 mod casing;
 mod census;
+mod conformance;
 mod elections;
 mod embed;
 mod embed_iframe;
