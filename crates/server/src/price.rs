@@ -1,5 +1,8 @@
 //! `partner-api price`: prices a census from JSON files with the built-in
-//! rate card and prints the engine's result as JSON (money in integer cents).
+//! rate card and prints, as JSON (money in integer cents), what the API
+//! answers — the Quote resource without the stored quote's identity, or
+//! price-on-plan's broker form without `quote_id` and `group_id` — or, with
+//! `--engine`, the engine's whole result.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,6 +43,10 @@ pub struct PriceArgs {
     /// no priced rating area are rated there.
     #[arg(long)]
     company_zip: Option<String>,
+    /// Print the engine's whole result (its components, pricing source and
+    /// version detail) instead of the API's answer.
+    #[arg(long)]
+    engine: bool,
 }
 
 /// A version choice.
@@ -115,7 +122,11 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
         if let Some(v) = version {
             answer.versions.retain(|x| x.id == v);
         }
-        serde_json::to_value(&answer)?
+        if args.engine {
+            serde_json::to_value(&answer)?
+        } else {
+            http_api::wire::price_on_plan::unstored(&answer)
+        }
     } else {
         let ctx = CensusContext {
             card: &card,
@@ -128,7 +139,12 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
             plan: version.unwrap_or(VersionId::Diamond),
             ..QuoteRequest::default()
         };
-        serde_json::to_value(pricing_core::quote(&census.members, ctx, req).map_err(explain)?)?
+        let quote = pricing_core::quote(&census.members, ctx, req).map_err(explain)?;
+        if args.engine {
+            serde_json::to_value(&quote)?
+        } else {
+            api_quote(&quote, &card)?
+        }
     };
     let text = serde_json::to_string_pretty(&out)?;
     let mut stdout = std::io::stdout().lock();
@@ -137,6 +153,23 @@ pub fn run(args: &PriceArgs) -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => Ok(other?),
     }
+}
+
+/// The Quote resource `POST /groups/{id}/quotes` would answer, without the
+/// stored quote's identity (`id`, `group_id`, `mode`, `expires_at`,
+/// `created_at`): its `status` and figures, the employer paying the whole
+/// premium (the API's default).
+fn api_quote(
+    quote: &pricing_core::quote::Quote,
+    card: &RateCard,
+) -> anyhow::Result<serde_json::Value> {
+    let figures = domain::document::MarketQuote::of(quote, card.updated_at(), 100);
+    let mut out = serde_json::to_value(figures)?;
+    let status = domain::quote::QuoteStatus::from(quote.status);
+    if let serde_json::Value::Object(map) = &mut out {
+        map.insert("status".to_owned(), status.as_str().into());
+    }
+    Ok(out)
 }
 
 fn explain(e: PricingError) -> anyhow::Error {

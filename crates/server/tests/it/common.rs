@@ -29,7 +29,16 @@ pub fn cli() -> Command {
 }
 
 /// `partner-api price --census <census>`.
+/// `price --engine`: the engine's whole result, which the pricing tests
+/// read (the API's shape is [`price_as_api`]'s).
 pub fn price(census: &Path) -> Command {
+    let mut cmd = price_as_api(census);
+    cmd.arg("--engine");
+    cmd
+}
+
+/// `price` as a newcomer runs it: the answer in the API's shape.
+pub fn price_as_api(census: &Path) -> Command {
     let mut cmd = cli();
     cmd.arg("price").arg("--census").arg(census);
     cmd

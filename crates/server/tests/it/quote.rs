@@ -104,3 +104,92 @@ fn age_only_members_are_quoted_with_allow_age() {
         at(&q, "/assumptions")
     );
 }
+
+/// Without `--engine`, `price` prints what the API answers: the Quote
+/// resource's fields (all but the stored quote's identity), with the same
+/// figures as the engine's; and with a plan, price-on-plan's broker form.
+#[test]
+fn price_prints_the_api_shapes() {
+    use crate::common::price_as_api;
+    use serde_json::Value;
+
+    let census = example("census.json");
+    let api = ok(&mut price_as_api(&census));
+    let engine = ok(&mut price(&census));
+    let doc = serde_json::to_value(http_api::openapi()).unwrap();
+    let mut documented = properties(&doc, &doc["components"]["schemas"]["QuoteOut"]);
+    documented.retain(|k| {
+        ![
+            "id",
+            "group_id",
+            "mode",
+            "expires_at",
+            "created_at",
+            "acceptance",
+        ]
+        .contains(&k.as_str())
+    });
+    documented.sort_unstable();
+    documented.dedup();
+    let mut printed: Vec<String> = api.as_object().unwrap().keys().cloned().collect();
+    printed.sort_unstable();
+    assert_eq!(printed, documented, "{api:#}");
+    assert_eq!(string(&api, "/status"), "ready");
+    assert_eq!(int(&api, "/census/employees"), EMPLOYEES);
+    assert_eq!(
+        int(&api, "/monthly/total_cents"),
+        int(&engine, "/monthly/total_cents")
+    );
+    assert_eq!(
+        int(&api, "/annual/total_cents"),
+        int(&engine, "/annual_total_cents")
+    );
+    assert_eq!(
+        at(&api, "/employee_contribution/employer_contribution_pct"),
+        100
+    );
+
+    // With a plan: the broker's `plans`, keys as `POST /price-on-plan`.
+    let p = ok(price_as_api(&census)
+        .arg("--plan")
+        .arg(example("plan.json")));
+    let keys: Vec<&String> = p.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["assumptions", "ignored_plans", "plans", "reason", "status"],
+        "{p:#}"
+    );
+    let plans = array(&p, "/plans");
+    assert_eq!(
+        plans
+            .iter()
+            .map(|v| v["id"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["diamond", "value"]
+    );
+    let diamond = &plans[0];
+    assert!(diamond["pmpm_cents"].as_i64().unwrap() > 0, "{diamond}");
+    assert_eq!(
+        diamond["pmpm_cents"].as_i64().unwrap(),
+        diamond["your_plan_pmpm_cents"].as_i64().unwrap()
+            + diamond["service_pmpm_cents"].as_i64().unwrap()
+    );
+    assert!(matches!(&p["reason"], Value::Null));
+}
+
+/// The property names of an object schema of `doc`, through `$ref` and
+/// `allOf`.
+fn properties(doc: &serde_json::Value, schema: &serde_json::Value) -> Vec<String> {
+    if let Some(name) = schema["$ref"].as_str() {
+        let name = name.trim_start_matches("#/components/schemas/");
+        return properties(doc, &doc["components"]["schemas"][name]);
+    }
+    let mut out: Vec<String> = schema["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    for part in schema["allOf"].as_array().into_iter().flatten() {
+        out.extend(properties(doc, part));
+    }
+    out
+}
