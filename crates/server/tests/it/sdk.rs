@@ -14,15 +14,33 @@
 //! `.ci/run` installs the generators under `<target>/sdk/python` and
 //! `<target>/sdk/node`, and the verifier under
 //! `<target>/webhook-verifiers/python`; without them a test is skipped
-//! with a note, except under CI.
+//! with a note, except under CI. The server is the binary named by
+//! `PARTNER_API_TEST_BIN`: `cargo xtask ci` runs these tests on their own
+//! against the release build (the one a partner runs); without the variable
+//! they use the test build's binary, except under CI, where that fails.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::api::call;
+use crate::common::scratch;
 use crate::common::serve_process::ServeDemo;
 use crate::common::webdriver::{target_dir, under_ci};
-use crate::common::{BIN, scratch};
+
+/// The binary the journeys run: `PARTNER_API_TEST_BIN` (the release build
+/// under CI), else the test build's.
+fn binary() -> PathBuf {
+    match std::env::var_os("PARTNER_API_TEST_BIN") {
+        Some(path) => PathBuf::from(path),
+        None => {
+            assert!(
+                !under_ci(),
+                "PARTNER_API_TEST_BIN is not set and CI is set: `cargo xtask ci` runs the journeys against the release binary"
+            );
+            PathBuf::from(crate::common::BIN)
+        }
+    }
+}
 
 /// Runs `cmd`, requiring success; its stdout.
 fn run(what: &str, cmd: &mut Command) -> String {
@@ -71,7 +89,9 @@ fn a_broker_completes_the_journey_with_the_generated_python_client() {
     }
     let dir = scratch("sdk_python");
     let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
+    let bin = binary();
     let server = ServeDemo::new(&dir, &url)
+        .binary(&bin)
         .without_inherited_config()
         .env("PARTNER_API_WEBHOOKS__ALLOW_INSECURE_ENDPOINTS", "true")
         .log("serve")
@@ -140,13 +160,15 @@ fn an_hr_platform_completes_the_journey_with_the_generated_typescript_client() {
     let dir = scratch("sdk_typescript");
     let url = format!("sqlite://{}", dir.join("partner-api.sqlite").display());
     // Pricing answers 202 at once, so the journey polls.
+    let bin = binary();
     let server = ServeDemo::new(&dir, &url)
+        .binary(&bin)
         .without_inherited_config()
         .env("PARTNER_API_PRICING__WAIT_BUDGET_MS", "0")
         .log("serve")
         .start();
     let operator = |args: &[&str]| {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(&bin);
         cmd.env("PARTNER_API_DATABASE_URL", &url)
             .env("PARTNER_API_LOG", "warn")
             .current_dir(&dir)

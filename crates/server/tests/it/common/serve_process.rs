@@ -17,6 +17,7 @@ pub struct ServeDemo {
     without_inherited: bool,
     log: Option<PathBuf>,
     listen: String,
+    bin: PathBuf,
 }
 
 impl ServeDemo {
@@ -30,7 +31,14 @@ impl ServeDemo {
             without_inherited: false,
             log: None,
             listen: "127.0.0.1:0".to_owned(),
+            bin: PathBuf::from(BIN),
         }
+    }
+
+    /// Runs `bin` instead of the binary Cargo built for the tests.
+    pub fn binary(mut self, bin: &Path) -> Self {
+        bin.clone_into(&mut self.bin);
+        self
     }
 
     /// Listens on `addr` instead of a port the system picks.
@@ -67,7 +75,7 @@ impl ServeDemo {
             ),
             None => Stdio::null(),
         };
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(&self.bin);
         if self.without_inherited {
             for (var, _) in std::env::vars_os() {
                 if var.to_string_lossy().starts_with("PARTNER_API_") {
@@ -83,7 +91,7 @@ impl ServeDemo {
             .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.bin.display()));
         let out = child.stdout.take().unwrap();
         let mut lines = std::io::BufReader::new(out).lines();
         let mut stdout = Vec::new();
