@@ -144,12 +144,15 @@ pub struct Deduction {
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub member_id: MemberId,
     /// The partner's id of the member.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub external_id: Option<String>,
     /// `enrolled` or `waived`.
     pub election: String,
     /// The tier, when enrolled.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub tier: Option<String>,
     /// Coverage start, when enrolled (`YYYY-MM-DD`).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub effective_date: Option<String>,
     /// The employee's monthly share, cents.
     pub employee_monthly_cents: i64,

@@ -164,7 +164,7 @@ pub struct Pricing {
     #[cfg_attr(feature = "openapi", schema(example = "rate-card 2026.1 default"))]
     pub source: String,
     /// When the rate card's rates were last updated.
-    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    #[cfg_attr(feature = "openapi", schema(required = true, format = DateTime))]
     pub updated_at: Option<String>,
 }
 

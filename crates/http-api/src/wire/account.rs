@@ -88,6 +88,7 @@ pub struct AccountOut {
     #[schema(format = DateTime)]
     pub as_of: String,
     /// The spend's month (`YYYY-MM`), null before any claims.
+    #[schema(required = true)]
     pub period: Option<String>,
     /// Funding.
     pub funding: FundingOut,

@@ -192,5 +192,6 @@ pub struct CensusPage {
     #[schema(value_type = Vec<MemberOut>)]
     pub members: Vec<serde_json::Value>,
     /// Pass as `cursor` for the next page; null on the last page.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }

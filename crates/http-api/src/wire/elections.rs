@@ -111,6 +111,7 @@ pub struct ElectionsOut {
     /// Member login emails sent; none in test mode.
     pub invited: u32,
     /// `test-mode` when invitations were suppressed, else null.
+    #[schema(required = true)]
     pub invites_suppressed: Option<String>,
     /// Whether a `deductions.changed` event was sent.
     pub deductions_webhook: bool,

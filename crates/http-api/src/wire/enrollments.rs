@@ -85,14 +85,14 @@ pub struct StepOut {
     #[schema(value_type = crate::wire::enums::StepStatus, example = "not_started")]
     pub status: String,
     /// When it was completed.
-    #[schema(format = DateTime)]
+    #[schema(required = true, format = DateTime)]
     pub completed_at: Option<String>,
     /// Top-level fields still missing.
     pub requirements: Vec<String>,
     /// A verifier's refusal.
     pub errors: Vec<StepErrorOut>,
     /// The values saved (never an account number), or null.
-    #[schema(value_type = Option<Object>)]
+    #[schema(required = true, value_type = Option<Object>)]
     pub data: Option<serde_json::Value>,
 }
 
@@ -172,7 +172,7 @@ pub struct EnrollmentOut {
     #[schema(value_type = crate::wire::enums::OnboardingMode)]
     pub onboarding_mode: String,
     /// `sandbox` until the group goes live, then `prod`.
-    #[schema(value_type = Option<crate::wire::enums::CompanyState>, example = "sandbox")]
+    #[schema(required = true, value_type = Option<crate::wire::enums::CompanyState>, example = "sandbox")]
     pub company_state: Option<String>,
     /// `onboarding`, `in_review` (live mode, every required step done) or
     /// `active` (the company is `prod`).
@@ -278,5 +278,6 @@ pub struct EnrollmentList {
     /// How many (0 or 1).
     pub count: u64,
     /// Always null: a group has at most one enrollment.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }

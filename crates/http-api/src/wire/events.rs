@@ -53,9 +53,10 @@ pub struct DeliveryOut {
     /// Attempts made.
     pub attempts: u32,
     /// The HTTP status of the last attempt, null when none answered.
+    #[schema(required = true)]
     pub last_status_code: Option<u16>,
     /// When the next attempt is due (pending only).
-    #[schema(format = DateTime)]
+    #[schema(required = true, format = DateTime)]
     pub next_attempt_at: Option<String>,
 }
 
@@ -89,5 +90,6 @@ pub struct EventList {
     /// Newest first, at most 30 days old.
     pub events: Vec<EventOut>,
     /// Cursor of the next page; null on the last.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }

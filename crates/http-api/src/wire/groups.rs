@@ -142,17 +142,21 @@ pub struct GroupOut {
     /// Company domain.
     pub domain: String,
     /// The partner's own company id.
+    #[schema(required = true)]
     pub external_id: Option<String>,
     /// Address.
+    #[schema(required = true)]
     pub address: Option<AddressWire>,
     /// Contact.
+    #[schema(required = true)]
     pub contact: Option<ContactWire>,
     /// Current coverage.
+    #[schema(required = true)]
     pub current_coverage: Option<CoverageWire>,
     /// Members in the current census.
     pub census_member_count: u32,
     /// Provisioned company state: null until enrollment, then `sandbox`, then `prod`.
-    #[schema(value_type = Option<crate::wire::enums::CompanyState>)]
+    #[schema(required = true, value_type = Option<crate::wire::enums::CompanyState>)]
     pub company_state: Option<String>,
     /// Creation time (RFC 3339 UTC, seconds).
     #[schema(format = DateTime, example = "2026-11-21T13:14:00Z")]
@@ -209,5 +213,6 @@ pub struct GroupList {
     /// Newest first.
     pub groups: Vec<GroupOut>,
     /// Pass as `cursor` for the next page; null on the last page.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }

@@ -49,9 +49,10 @@ pub struct MemberOut {
     #[schema(value_type = crate::wire::census::MemberInput)]
     pub fields: Value,
     /// Last day of employment, for a terminated member.
-    #[schema(format = Date)]
+    #[schema(required = true, format = Date)]
     pub termination_date: Option<String>,
     /// COBRA eligibility (after the enrollment).
+    #[schema(required = true)]
     pub cobra: Option<CobraOut>,
 }
 
@@ -82,10 +83,13 @@ pub struct RosterOut {
     /// `mem_` id.
     pub id: String,
     /// Payroll employee id.
+    #[schema(required = true)]
     pub external_id: Option<String>,
     /// First name.
+    #[schema(required = true)]
     pub first_name: Option<String>,
     /// Last name.
+    #[schema(required = true)]
     pub last_name: Option<String>,
     /// `active` or `terminated`.
     #[schema(value_type = crate::wire::enums::MemberStatus)]
@@ -97,13 +101,15 @@ pub struct RosterOut {
     #[schema(value_type = crate::wire::enums::InvitationStatus)]
     pub invitation_status: String,
     /// Household tier elected.
+    #[schema(required = true)]
     pub tier: Option<String>,
     /// Coverage start.
-    #[schema(format = Date)]
+    #[schema(required = true, format = Date)]
     pub effective_date: Option<String>,
     /// Dependents on the census record.
     pub dependent_count: u32,
     /// COBRA eligibility (after a termination).
+    #[schema(required = true)]
     pub cobra: Option<CobraOut>,
 }
 
@@ -144,5 +150,6 @@ pub struct RosterPage {
     /// Newest first.
     pub members: Vec<RosterOut>,
     /// Cursor of the next page; null on the last.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }

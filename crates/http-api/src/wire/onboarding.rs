@@ -42,7 +42,7 @@ pub struct OnboardingRead {
     #[schema(value_type = crate::wire::enums::EnrollmentStatus, example = "onboarding")]
     pub status: String,
     /// `sandbox` until the company goes live, then `prod`.
-    #[schema(value_type = Option<crate::wire::enums::CompanyState>, example = "sandbox")]
+    #[schema(required = true, value_type = Option<crate::wire::enums::CompanyState>, example = "sandbox")]
     pub company_state: Option<String>,
     /// Progress and the five steps.
     pub onboarding: OnboardingOut,

@@ -193,6 +193,7 @@ pub struct QuoteList {
     /// Newest first.
     pub quotes: Vec<QuoteItem>,
     /// Cursor of the next page; null on the last.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 

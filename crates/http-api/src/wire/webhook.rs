@@ -39,6 +39,7 @@ pub struct WebhookTestOut {
     /// Whether the endpoint answered 2xx.
     pub delivered: bool,
     /// The endpoint's status, null when it did not answer.
+    #[schema(required = true)]
     pub status_code: Option<u16>,
 }
 
@@ -58,9 +59,10 @@ pub struct EndpointOut {
     #[schema(format = DateTime)]
     pub created_at: String,
     /// Since when every attempt has failed; null after a success.
-    #[schema(format = DateTime)]
+    #[schema(required = true, format = DateTime)]
     pub failing_since: Option<String>,
     /// A secret rotation in its grace period; null when none.
+    #[schema(required = true)]
     pub secret_rotation: Option<SecretRotationOut>,
 }
 
@@ -93,7 +95,7 @@ pub struct RotateOut {
     pub secret: String,
     /// When the previous secret stops signing; null with a grace period
     /// of 0 (it stopped at once).
-    #[schema(format = DateTime)]
+    #[schema(required = true, format = DateTime)]
     pub previous_secret_expires_at: Option<String>,
 }
 
@@ -189,14 +191,17 @@ pub struct AttemptOut {
     #[schema(format = DateTime)]
     pub at: String,
     /// The endpoint's status, null when it did not answer.
+    #[schema(required = true)]
     pub status_code: Option<u16>,
     /// Milliseconds from sending to the answer or failure.
     pub latency_ms: u32,
     /// How the attempt ended.
     pub outcome: OutcomeOut,
     /// Why it failed; null unless failed.
+    #[schema(required = true)]
     pub failure_reason: Option<FailureReasonOut>,
     /// The first 1 KiB of the answer, null when there was none.
+    #[schema(required = true)]
     pub response_body: Option<String>,
 }
 
@@ -210,6 +215,7 @@ pub struct AttemptList {
     /// Attempts, newest first.
     pub deliveries: Vec<AttemptOut>,
     /// Pass as `cursor` for the next page; null on the last.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 
