@@ -157,6 +157,20 @@ struct Row {
     value: String,
 }
 
+/// A connection of its own to the SQLite file at `path`, waiting (up to
+/// 10 s) for a writer of another process to finish instead of failing
+/// with `database is locked`.
+async fn sqlite_connection(path: &str) -> SyncConnectionWrapper<SqliteConnection> {
+    use diesel_async::SimpleAsyncConnection as _;
+    let mut c = SyncConnectionWrapper::<SqliteConnection>::establish(path)
+        .await
+        .expect("SQLite opens");
+    c.batch_execute("PRAGMA busy_timeout = 10000")
+        .await
+        .expect("busy_timeout");
+    c
+}
+
 /// Runs `sql` (statements without results) on `db` over a connection of
 /// its own; returns the rows the last statement changed.
 ///
@@ -165,9 +179,7 @@ struct Row {
 pub async fn execute(db: &Database, sql: &str) -> usize {
     match db {
         Database::Sqlite { path } => {
-            let mut c = SyncConnectionWrapper::<SqliteConnection>::establish(path)
-                .await
-                .expect("SQLite opens");
+            let mut c = sqlite_connection(path).await;
             diesel::sql_query(sql).execute(&mut c).await
         }
         Database::Postgres { url } => {
@@ -187,9 +199,7 @@ pub async fn execute(db: &Database, sql: &str) -> usize {
 pub async fn texts(db: &Database, sql: &str) -> Vec<String> {
     let rows: Vec<Row> = match db {
         Database::Sqlite { path } => {
-            let mut c = SyncConnectionWrapper::<SqliteConnection>::establish(path)
-                .await
-                .expect("SQLite opens");
+            let mut c = sqlite_connection(path).await;
             diesel::sql_query(sql).load(&mut c).await
         }
         Database::Postgres { url } => {
@@ -201,4 +211,58 @@ pub async fn texts(db: &Database, sql: &str) -> Vec<String> {
     }
     .unwrap_or_else(|e| panic!("{sql}: {e}"));
     rows.into_iter().map(|r| r.value).collect()
+}
+
+/// The lines of the plan `db`'s planner makes for `sql` with the text
+/// parameters `binds`: SQLite's `EXPLAIN QUERY PLAN` details, or
+/// PostgreSQL's `EXPLAIN` with sequential scans discouraged (a test table
+/// is small enough that a scan would win; what is asked is whether an
+/// index can serve the query).
+///
+/// # Panics
+/// When the database cannot be reached or the query fails.
+pub async fn plan(db: &Database, sql: &str, binds: &[&str]) -> Vec<String> {
+    #[derive(QueryableByName)]
+    struct Detail {
+        #[diesel(sql_type = Text)]
+        detail: String,
+    }
+    #[derive(QueryableByName)]
+    struct Line {
+        #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+        line: String,
+    }
+    match db {
+        Database::Sqlite { path } => {
+            let mut c = sqlite_connection(path).await;
+            let query = binds.iter().fold(
+                diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}"))
+                    .into_boxed::<diesel::sqlite::Sqlite>(),
+                |q, b| q.bind::<Text, _>((*b).to_owned()),
+            );
+            let rows: Vec<Detail> = query
+                .load(&mut c)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            rows.into_iter().map(|r| r.detail).collect()
+        }
+        Database::Postgres { url } => {
+            let mut c = AsyncPgConnection::establish(url)
+                .await
+                .expect("PostgreSQL answers");
+            diesel::sql_query("SET enable_seqscan = off")
+                .execute(&mut c)
+                .await
+                .expect("SET");
+            let query = binds.iter().fold(
+                diesel::sql_query(format!("EXPLAIN {sql}")).into_boxed::<diesel::pg::Pg>(),
+                |q, b| q.bind::<Text, _>((*b).to_owned()),
+            );
+            let rows: Vec<Line> = query
+                .load(&mut c)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            rows.into_iter().map(|r| r.line).collect()
+        }
+    }
 }
