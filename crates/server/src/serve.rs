@@ -75,7 +75,12 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
         ),
         Database::Postgres { .. } => None,
     };
-    let owned = Owned { db, owner, shared };
+    let owned = Owned {
+        db,
+        owner,
+        shared,
+        keys: store_diesel::key_cache::KeyCache::default(),
+    };
     let heartbeat = spawn_heartbeat(&owned, &ports)?;
     spawn_job_worker(&owned, &ports, &parts)?;
     spawn_dispatcher(&owned, &ports, &parts)?;
@@ -128,14 +133,19 @@ struct Owned {
     db: Database,
     owner: ProcessId,
     shared: Option<Stores>,
+    /// The keys the process authenticates from memory, one cache for every
+    /// worker's stores.
+    keys: store_diesel::key_cache::KeyCache,
 }
 
 impl Owned {
-    /// The shared stores, or a new pool of at most `max_connections`.
+    /// The shared stores, or a new pool of at most `max_connections`
+    /// (sharing the process's key cache).
     fn stores(&self, max_connections: usize) -> anyhow::Result<Stores> {
         match &self.shared {
             Some(stores) => Ok(stores.clone()),
             None => Stores::open_owned(&self.db, max_connections, &self.owner)
+                .map(|s| s.sharing_keys(&self.keys))
                 .with_context(|| format!("cannot open {}", describe(&self.db))),
         }
     }

@@ -109,6 +109,7 @@ macro_rules! backend_ops {
 }
 
 mod error;
+pub mod key_cache;
 pub mod migrate;
 mod pg;
 mod rows;
@@ -133,6 +134,15 @@ use domain::store::{
 };
 
 pub use pg::PgStore;
+
+/// Whether another group of a mode holds a domain (`$1` mode, `$2`
+/// domain, `$3` the group itself). The status list is written into the
+/// text, not bound: only a literal list lets either planner match the
+/// partial unique index `groups_domain_held` (`WHERE status IN ('enrolled',
+/// 'active')`), so a group's creation probes that index instead of
+/// scanning the table. Public for the query-plan test.
+pub const DOMAIN_HELD: &str = "SELECT COUNT(*) AS n FROM groups \
+     WHERE mode = $1 AND domain = $2 AND status IN ('enrolled', 'active') AND id <> $3";
 pub use sqlite::SqliteStore;
 
 /// A pooled connection that is discarded, not returned to the pool, when
@@ -216,7 +226,8 @@ where
 }
 
 /// A pool of at most `max_connections` connections to `url`, each set up
-/// with `session`; `timeouts` bounds opening and recycling a connection.
+/// with `session`; `timeouts` bounds opening and recycling a connection
+/// (checked out without a test query).
 /// Connections open lazily, so this does not fail when the database is
 /// down.
 fn pool<C>(
@@ -231,6 +242,11 @@ where
 {
     let mut config = ManagerConfig::<C>::default();
     config.custom_setup = session_setup::<C>(session);
+    // No test query at each checkout: a connection is given out as it is
+    // and dropped from the pool once it shows itself broken (an open
+    // transaction left behind, or a PostgreSQL socket the server closed);
+    // the request that meets a dead connection gets the store's error.
+    config.recycling_method = diesel_async::pooled_connection::RecyclingMethod::Fast;
     let manager = AsyncDieselConnectionManager::<C>::new_with_config(url, config);
     deadpool::managed::Pool::builder(manager)
         .max_size(max_connections.max(1))
@@ -304,8 +320,11 @@ impl Database {
 /// Every storage port, backed by one database.
 #[derive(Clone)]
 pub struct Stores {
-    /// Partners and keys.
+    /// Partners and keys (found keys answered from memory: see
+    /// [`key_cache`]).
     pub partners: Arc<dyn PartnerStore>,
+    /// The same, uncached (what [`Stores::sharing_keys`] wraps again).
+    raw_partners: Arc<dyn PartnerStore>,
     /// Groups.
     pub groups: Arc<dyn GroupStore>,
     /// Census members.
@@ -360,7 +379,11 @@ impl Stores {
             + 'static,
     {
         Self {
-            partners: s.clone(),
+            partners: Arc::new(key_cache::Cached::new(
+                s.clone(),
+                key_cache::KeyCache::default(),
+            )),
+            raw_partners: s.clone(),
             groups: s.clone(),
             census: s.clone(),
             claims: s.clone(),
@@ -403,6 +426,18 @@ impl Stores {
         owner: &ProcessId,
     ) -> StoreResult<Self> {
         Self::open_with(db, max_connections, Some(owner.clone()))
+    }
+
+    /// These stores, answering keys from `cache`, which other stores of
+    /// the process share (each PostgreSQL worker opens stores of its own):
+    /// a write through any of them then empties the one cache.
+    #[must_use]
+    pub fn sharing_keys(mut self, cache: &key_cache::KeyCache) -> Self {
+        self.partners = Arc::new(key_cache::Cached::new(
+            Arc::clone(&self.raw_partners),
+            cache.clone(),
+        ));
+        self
     }
 
     fn open_with(

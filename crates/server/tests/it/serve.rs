@@ -274,3 +274,67 @@ fn a_comparison_left_queued_is_run_after_a_restart() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// A key is authenticated from memory, so another process's revocation
+/// (here the operator's `key revoke`) is seen once the cached entry
+/// expires: within `store_diesel::key_cache::FRESH` (one second) by
+/// construction; the wait allowed here is generous, so the test does not
+/// depend on the machine's speed.
+async fn revocation_by_another_process_is_seen(dir: &std::path::Path, url: &str) {
+    let server = ServeDemo::new(dir, url).start();
+    let key = server.demo_key();
+    assert_eq!(http_get(&server.addr, "/v1/ping", &key).0, 200);
+    let operator = |args: &[&str]| {
+        stdout_ok(
+            cli()
+                .env("PARTNER_API_DATABASE_URL", url)
+                .env("PARTNER_API_LOG", "warn")
+                .current_dir(dir)
+                .args(args),
+        )
+    };
+    let partners: serde_json::Value =
+        serde_json::from_str(&operator(&["partner", "list", "--json"])).unwrap_or_default();
+    let partner = partners[0]["id"].as_str().unwrap_or_default().to_owned();
+    let list = operator(&["key", "list", "--partner", &partner, "--json"]);
+    let keys: serde_json::Value = serde_json::from_str(&list).unwrap_or_default();
+    let id = keys
+        .as_array()
+        .and_then(|k| {
+            k.iter().find(|k| {
+                key.starts_with(k["prefix"].as_str().unwrap_or("-").trim_end_matches('…'))
+            })
+        })
+        .and_then(|k| k["id"].as_str())
+        .unwrap_or_else(|| panic!("the demo key is not listed: {list}"))
+        .to_owned();
+    operator(&["key", "revoke", &id]);
+    let started = std::time::Instant::now();
+    while http_get(&server.addr, "/v1/ping", &key).0 == 200 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the revoked key still authenticates"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Every worker shares the one cache: the key stays refused.
+    for _ in 0..20 {
+        assert_eq!(http_get(&server.addr, "/v1/ping", &key).0, 401);
+    }
+}
+
+#[tokio::test]
+async fn a_key_revoked_by_another_process_stops_authenticating_on_sqlite() {
+    let dir = scratch("revoked_elsewhere_sqlite");
+    revocation_by_another_process_is_seen(&dir, &sqlite_url("revoked_elsewhere_sqlite_db")).await;
+}
+
+#[tokio::test]
+async fn a_key_revoked_by_another_process_stops_authenticating_on_postgres() {
+    let Some(db) = testkit::db::postgres().await else {
+        eprintln!("SKIPPED: {} is not set", testkit::db::PG_ENV);
+        return;
+    };
+    let dir = scratch("revoked_elsewhere_postgres");
+    revocation_by_another_process_is_seen(&dir, &db.url).await;
+}

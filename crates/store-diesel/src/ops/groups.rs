@@ -57,22 +57,26 @@ pub(crate) async fn lock_group(conn: &mut Conn, scope: &Scope, id: &str) -> Resu
     Ok(row.into_domain()?)
 }
 
-/// Whether another group of `mode` holds `domain` (enrolled or active).
+/// Whether another group of `mode` holds `domain` (enrolled or active):
+/// [`crate::DOMAIN_HELD`], one indexed probe.
 pub(crate) async fn domain_held(
     conn: &mut Conn,
     mode: &str,
     domain: &str,
     except: &str,
 ) -> Result<bool, TxError> {
-    let n: i64 = groups::table
-        .filter(groups::mode.eq(mode))
-        .filter(groups::domain.eq(domain))
-        .filter(groups::status.eq_any(["enrolled", "active"]))
-        .filter(groups::id.ne(except))
-        .count()
+    #[derive(diesel::QueryableByName)]
+    struct Held {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let held: Held = diesel::sql_query(crate::DOMAIN_HELD)
+        .bind::<diesel::sql_types::Text, _>(mode)
+        .bind::<diesel::sql_types::Text, _>(domain)
+        .bind::<diesel::sql_types::Text, _>(except)
         .get_result(conn)
         .await?;
-    Ok(n > 0)
+    Ok(held.n > 0)
 }
 
 /// Moves a group forward inside a transaction.

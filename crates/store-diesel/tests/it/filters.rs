@@ -151,3 +151,30 @@ async fn every_filter_has_its_index(t: TestDb) {
     }
 }
 on_both!(every_filter_has_its_index);
+
+/// A group's creation checks that no enrolled or active group of its mode
+/// holds its domain: the partial unique index `groups_domain_held` serves
+/// that check on both backends (the status list is in the query's text,
+/// so the planners can match the index's predicate), instead of a scan
+/// that grows with the table.
+async fn the_domain_check_uses_its_partial_index(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    for i in 0..20 {
+        s.groups
+            .insert_group(&group(i, &sc, &format!("d{i}.example"), 100 + i64::from(i)))
+            .await
+            .unwrap();
+    }
+    let plan = testkit::db::plan(
+        &t.db,
+        store_diesel::DOMAIN_HELD,
+        &["test", "d3.example", "grp_000000000000"],
+    )
+    .await;
+    assert!(
+        plan.iter().any(|line| line.contains("groups_domain_held")),
+        "{plan:#?}"
+    );
+}
+on_both!(the_domain_check_uses_its_partial_index);

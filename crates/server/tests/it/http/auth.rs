@@ -33,6 +33,10 @@ async fn malformed_unknown_and_revoked_keys_are_unauthorized(db: TestDb) {
     let svc = app.service().await;
     let (partner, good) = app.broker().await;
     let (revoked_id, revoked) = app.minted(&partner, Mode::Test).await;
+    // Used first, so the process holds it in memory: the revocation in
+    // this process still takes effect at once.
+    let a = send(&svc, get("/v1/ping", &revoked)).await;
+    assert_eq!(a.status, 200, "{}", a.body);
     app.state.partners.revoke_key(&revoked_id).await.unwrap();
 
     let hex = "0123456789abcdef0123456789abcdef";

@@ -56,10 +56,13 @@ async fn a_failing_database_is_a_500_naming_the_request(db: TestDb) {
     let svc = app.service().await;
     let (_, key) = app.broker().await;
     assert_eq!(send(&svc, get("/v1/ping", &key)).await.status, 200);
-    // Every table disappears under the running application.
+    // Every table disappears under the running application. (The key
+    // itself is now believed from memory for a second, and SQLite counts
+    // limits in memory, so a ping may still answer: what reads the
+    // database fails.)
     migrate::run(&app.db.db, Direction::DownAll).await.unwrap();
     for req in [
-        get("/v1/ping", &key),
+        get("/v1/groups", &key),
         post("/v1/groups", &key, &group_body("fail.com")),
     ] {
         let a = send(&svc, req).await;
