@@ -10,6 +10,7 @@
 //! - `cargo xtask reliability [--ci] [--db sqlite|postgres|both]` runs the
 //!   reliability suite against the `partner-api` binary.
 
+mod bench;
 mod ci;
 mod rate_card;
 mod reliability;
@@ -53,6 +54,8 @@ enum Command {
     Ci,
     /// Prove the server holds up under hostile input and crashes.
     Reliability(reliability::Args),
+    /// Measure the running server against its floors.
+    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +93,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Ci => ci::run(&root),
         Command::Reliability(args) => reliability::run(&root, &args),
+        Command::Bench(args) => bench::run(&root, &args),
     }
 }
 

@@ -19,7 +19,7 @@
 mod crash;
 mod fixtures;
 mod fuzz;
-mod harness;
+pub(crate) mod harness;
 mod hostile;
 mod http;
 mod idempotency;
@@ -28,14 +28,12 @@ mod outage;
 mod rate_limits;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context as _, bail};
 use clap::ValueEnum;
 
 use crate::reliability::harness::{Backend, Ctx};
-use crate::tidy;
 
 /// Arguments of `cargo xtask reliability`.
 #[derive(Debug, clap::Args)]
@@ -281,15 +279,6 @@ const fn part_name(part: Part) -> &'static str {
 
 /// Builds the release binary and returns its path.
 fn build_release(root: &std::path::Path) -> anyhow::Result<PathBuf> {
-    let args = ["build", "--release", "-p", "server", "--bin", "partner-api"];
-    println!("$ cargo {}", args.join(" "));
-    let status = Command::new(tidy::cargo())
-        .args(args)
-        .current_dir(root)
-        .status()
-        .context("cannot run cargo build")?;
-    if !status.success() {
-        bail!("`cargo {}` failed ({status})", args.join(" "));
-    }
+    crate::bench::cargo_release(root, &["--bin", "partner-api"])?;
     Ok(root.join("target").join("release").join("partner-api"))
 }

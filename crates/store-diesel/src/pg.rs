@@ -1,11 +1,10 @@
 //! The PostgreSQL backend, through `diesel-async` (no libpq): a deadpool
 //! of async connections; deliveries and jobs are claimed with
-//! `FOR UPDATE SKIP LOCKED`, and rate-limit counters are one atomic upsert,
+//! `FOR UPDATE SKIP LOCKED`, and a rate-limit hit is one prepared statement
+//! (the `rate_limit_hit` function: an atomic upsert),
 //! so several server processes can share the database.
 
 use async_trait::async_trait;
-use diesel::sql_types::{BigInt, Integer, Text};
-use diesel::{OptionalExtension, QueryableByName};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::ids::ProcessId;
@@ -105,10 +104,10 @@ impl PgStore {
     }
 }
 
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = Integer)]
-    count: i32,
+diesel::define_sql_function! {
+    /// The hit of migration `rate_limit_hit`: the window's count after
+    /// it, or NULL when the limit was already reached.
+    fn rate_limit_hit(bucket: diesel::sql_types::Text, window_start: diesel::sql_types::BigInt, limit: diesel::sql_types::Integer) -> diesel::sql_types::Nullable<diesel::sql_types::Integer>;
 }
 
 #[async_trait]
@@ -117,29 +116,13 @@ impl RateLimitStore for PgStore {
         let window = policy.window_start(now);
         let limit = i32::try_from(policy.limit).unwrap_or(i32::MAX);
         let mut conn = self.conn().await?;
-        // One statement: insert the window's first hit, or count one more
-        // unless the limit is reached (then no row comes back).
-        let row: Option<Count> = diesel::sql_query(
-            "INSERT INTO rate_limits (bucket, window_start, count) VALUES ($1, $2, 1) \
-             ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1 \
-             WHERE rate_limits.count < $3 RETURNING count",
-        )
-        .bind::<Text, _>(bucket)
-        .bind::<BigInt, _>(window)
-        .bind::<Integer, _>(limit)
-        .get_result(&mut *conn)
-        .await
-        .optional()
-        .map_err(db)?;
-        if row.as_ref().is_some_and(|r| r.count == 1) {
-            // A new window began: drop this bucket's old ones.
-            diesel::sql_query("DELETE FROM rate_limits WHERE bucket = $1 AND window_start < $2")
-                .bind::<Text, _>(bucket)
-                .bind::<BigInt, _>(window)
-                .execute(&mut *conn)
-                .await
-                .map_err(db)?;
-        }
-        Ok(row.and_then(|r| u32::try_from(r.count).ok()))
+        // One statement, one round trip, prepared once per connection: a
+        // SELECT of the function is cached where an upsert would be
+        // prepared again each time.
+        let count: Option<i32> = diesel::select(rate_limit_hit(bucket, window, limit))
+            .get_result(&mut *conn)
+            .await
+            .map_err(db)?;
+        Ok(count.and_then(|c| u32::try_from(c).ok()))
     }
 }

@@ -137,7 +137,14 @@ pub async fn postgres() -> Option<TestDb> {
 /// `migrate` applies).
 #[must_use]
 pub fn sqlite_migrations() -> usize {
-    ["shared", "sqlite"]
+    migrations("sqlite")
+}
+
+/// How many migrations of `backend` (`sqlite` or `postgres`) the
+/// repository holds: the shared ones and the backend's own.
+#[must_use]
+pub fn migrations(backend: &str) -> usize {
+    ["shared", backend]
         .iter()
         .map(|set| {
             let dir = format!("{}/../../migrations/{set}", env!("CARGO_MANIFEST_DIR"));

@@ -1,0 +1,1 @@
+DROP FUNCTION rate_limit_hit(TEXT, BIGINT, INTEGER);

@@ -1,0 +1,396 @@
+//! `cargo xtask bench http`: the rows of the module above, per database.
+
+use std::fmt::Write as _;
+use std::io::{BufRead as _, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use serde_json::{Value, json};
+
+use super::DbChoice;
+use super::wrk::{self, Load, Report};
+use crate::reliability::harness::{Backend, Ctx, Db, Server, psql, wait_for};
+
+/// Arguments of `cargo xtask bench http`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Which databases to run against.
+    #[arg(long, value_enum, default_value = "both")]
+    db: DbChoice,
+    /// The `partner-api` binary (default: `target/release/partner-api`,
+    /// built first).
+    #[arg(long, value_name = "PATH")]
+    bin: Option<PathBuf>,
+    /// The bare handler (default:
+    /// `target/release/examples/bare_handler`, built first).
+    #[arg(long, value_name = "PATH")]
+    bare: Option<PathBuf>,
+    /// Seconds per load run.
+    #[arg(long, default_value_t = 10)]
+    seconds: u32,
+    /// Interleaved rounds of the bare handler, ping and group read.
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+    /// Groups stored for the large `POST /v1/groups` run.
+    #[arg(long, default_value_t = 100_000)]
+    groups: u64,
+    /// The PostgreSQL server, as a URL of an existing database; the run
+    /// creates and drops a database of its own there.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "PARTNER_API_TEST_POSTGRES_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/test"
+    )]
+    postgres_url: String,
+}
+
+/// Connections of the throughput runs.
+const CONNECTIONS: u32 = 32;
+/// Groups stored for the small `POST /v1/groups` run.
+const SMALL: u64 = 1_000;
+
+/// The figures of one database.
+#[derive(Debug)]
+struct Rows {
+    backend: Backend,
+    bare: Vec<f64>,
+    ping: Vec<f64>,
+    read: Vec<f64>,
+    post_small: Report,
+    post_large: Report,
+    idempotent: Report,
+    /// PostgreSQL only: (ping, group read) transactions per request.
+    transactions: Option<(f64, f64)>,
+}
+
+/// Runs the benchmark.
+pub(crate) fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
+    if !wrk::installed() {
+        bail!("wrk is not installed (apt-get install wrk)");
+    }
+    let (bin, bare) = super::binaries(root, args.bin.as_ref(), args.bare.as_ref())?;
+    let ctx = Ctx::new(root, &bin, &args.postgres_url, false)?;
+    let floor = Bare::start(&bare)?;
+    println!(
+        "bench http: {} s per run, {} rounds, {CONNECTIONS} connections, wrk -t2; scratch {}",
+        args.seconds,
+        args.rounds,
+        ctx.dir.display()
+    );
+    let backends: &[Backend] = match args.db {
+        DbChoice::Sqlite => &[Backend::Sqlite],
+        DbChoice::Postgres => &[Backend::Postgres],
+        DbChoice::Both => &[Backend::Sqlite, Backend::Postgres],
+    };
+    for &backend in backends {
+        let rows = measure(&ctx, backend, &floor, args)?;
+        print!("{}", table(&rows, args.groups));
+    }
+    Ok(())
+}
+
+/// Measures one database.
+fn measure(ctx: &Ctx, backend: Backend, floor: &Bare, args: &Args) -> anyhow::Result<Rows> {
+    let db = ctx.fresh_db(backend, "bench")?;
+    let key = ctx.partner(&db, "broker", "Bench Brokers")?;
+    let env = [
+        ("PARTNER_API_LOG", "warn"),
+        ("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "1000000000"),
+    ]
+    .map(|(k, v)| (k.to_owned(), v.to_owned()));
+    let server = Server::start(ctx, &db, "bench", &env)?;
+    let client = server.client(&key);
+    let created = client.json("POST", "/v1/groups", &group_body("read"), &[])?;
+    let gid = created
+        .json()
+        .and_then(|v| v.get("id")?.as_str().map(str::to_owned))
+        .with_context(|| format!("cannot create a group: {}", created.brief()))?;
+    let api = format!("http://{}", server.addr);
+    let auth = || vec![("Authorization", format!("Bearer {key}"))];
+    let get = |url: String, headers| Load {
+        url,
+        connections: CONNECTIONS,
+        seconds: args.seconds,
+        headers,
+        script: None,
+    };
+
+    let (mut bare, mut ping, mut read) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 1..=args.rounds {
+        bare.push(wrk::run(&get(floor.url(), Vec::new()))?.rps);
+        ping.push(wrk::run(&get(format!("{api}/v1/ping"), auth()))?.rps);
+        read.push(wrk::run(&get(format!("{api}/v1/groups/{gid}"), auth()))?.rps);
+        println!(
+            "  {backend} round {round}: bare {:.0}/s, ping {:.0}/s, group read {:.0}/s",
+            bare.last().unwrap_or(&0.0),
+            ping.last().unwrap_or(&0.0),
+            read.last().unwrap_or(&0.0)
+        );
+    }
+
+    let transactions = match backend {
+        Backend::Postgres => Some((
+            per_request(&db, &get(format!("{api}/v1/ping"), auth()))?,
+            per_request(&db, &get(format!("{api}/v1/groups/{gid}"), auth()))?,
+        )),
+        Backend::Sqlite => None,
+    };
+
+    let scripts = ctx.dir.join("wrk");
+    std::fs::create_dir_all(&scripts)?;
+    let post = scripts.join("post.lua");
+    let idempotent = scripts.join("idempotent.lua");
+    std::fs::write(&post, lua(false))?;
+    std::fs::write(&idempotent, lua(true))?;
+    let post_load = |script| Load {
+        url: format!("{api}/v1/groups"),
+        connections: CONNECTIONS,
+        seconds: args.seconds,
+        headers: auth(),
+        script: Some(script),
+    };
+    fill(&db, SMALL)?;
+    let post_small = wrk::run(&post_load(&post))?;
+    fill(&db, args.groups)?;
+    let post_large = wrk::run(&post_load(&post))?;
+    let idempotent = wrk::run(&post_load(&idempotent))?;
+    drop(server);
+    Ok(Rows {
+        backend,
+        bare,
+        ping,
+        read,
+        post_small,
+        post_large,
+        idempotent,
+        transactions,
+    })
+}
+
+/// A group body; `tag` makes its domain.
+fn group_body(tag: &str) -> Value {
+    json!({"company_name": "Bench Manufacturing", "domain": format!("{tag}.bench.example"),
+           "external_id": "crm-1", "address": {"line1": "1 Main St", "city": "Chicago", "state": "IL", "zip": "60601"}})
+}
+
+/// The wrk script of `POST /v1/groups`, with a fresh `Idempotency-Key`
+/// per request when `idempotent`.
+fn lua(idempotent: bool) -> String {
+    let body = group_body("load")
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    // The first refusal of each thread is printed, for the error report.
+    let mut s = format!(
+        "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.body = \"{body}\"\n\
+         local refused = false\nresponse = function(status, headers, body)\n  \
+         if status >= 300 and not refused then refused = true; print(status, body) end\nend\n"
+    );
+    if idempotent {
+        // Each thread (its own Lua state) numbers its requests; `run`
+        // keeps keys of different runs apart.
+        let run = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        s.push_str(&format!(
+            "local threads = 0\nsetup = function(thread)\n  threads = threads + 1\n  \
+             thread:set(\"tid\", threads)\nend\nlocal n = 0\nrequest = function()\n  n = n + 1\n  \
+             wrk.headers[\"Idempotency-Key\"] = \"bench-{run}-\" .. tid .. \"-\" .. n\n  \
+             return wrk.format()\nend\n"
+        ));
+    }
+    s
+}
+
+/// Fills the groups table with generated rows up to `target` groups of
+/// the partner.
+fn fill(db: &Db, target: u64) -> anyhow::Result<()> {
+    let partner = sql(db, "SELECT partner_id FROM api_keys LIMIT 1")?;
+    let partner = partner.trim();
+    let have: u64 = sql(db, "SELECT count(*) FROM groups")?.trim().parse()?;
+    let Some(missing) = target.checked_sub(have).filter(|n| *n > 0) else {
+        return Ok(());
+    };
+    let offset = 0x0010_0000_0000_u64.saturating_add(have);
+    let statement = match db.backend {
+        Backend::Sqlite => format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {missing}) \
+             INSERT INTO groups (id, partner_id, mode, status, company_name, domain, created_at, updated_at) \
+             SELECT printf('grp_%012x', {offset} + i), '{partner}', 'test', 'created', 'Filler Co', \
+             'filler-' || ({offset} + i) || '.example', 1795266840 + i, 1795266840 + i FROM n"
+        ),
+        Backend::Postgres => format!(
+            "INSERT INTO groups (id, partner_id, mode, status, company_name, domain, created_at, updated_at) \
+             SELECT 'grp_' || lpad(to_hex({offset} + i), 12, '0'), '{partner}', 'test', 'created', 'Filler Co', \
+             'filler-' || ({offset} + i) || '.example', 1795266840 + i, 1795266840 + i \
+             FROM generate_series(1, {missing}) AS i; ANALYZE groups"
+        ),
+    };
+    sql(db, &statement)?;
+    Ok(())
+}
+
+/// Runs one SQL text against `db` (`sqlite3` or `psql`).
+fn sql(db: &Db, statement: &str) -> anyhow::Result<String> {
+    match db.backend {
+        Backend::Postgres => psql(&db.url, statement),
+        Backend::Sqlite => {
+            let out = Command::new("sqlite3")
+                .args(["-cmd", ".timeout 30000"])
+                .arg(&db.name)
+                .arg(statement)
+                .output()
+                .context("cannot run sqlite3 (apt-get install sqlite3)")?;
+            if !out.status.success() {
+                bail!(
+                    "sqlite3 failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        }
+    }
+}
+
+/// PostgreSQL transactions (commits and rollbacks of the database) per
+/// request of `load`, run over one connection. A server backend publishes
+/// its counts when it goes idle, at most once a second, and at the latest
+/// 10 s after (PostgreSQL's `PGSTAT_IDLE_INTERVAL`), so each reading waits
+/// 11 s; the server's own background work (the dispatcher and job polls)
+/// is measured over the same span without load and taken off.
+fn per_request(db: &Db, load: &Load<'_>) -> anyhow::Result<f64> {
+    const SETTLE: Duration = Duration::from_secs(11);
+    let count = || -> anyhow::Result<f64> {
+        let text = psql(
+            &db.url,
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()",
+        )?;
+        // The reading's own transaction is counted in the next one.
+        Ok(text.trim().parse::<f64>()? + 1.0)
+    };
+    let one = Load {
+        url: load.url.clone(),
+        connections: 1,
+        seconds: load.seconds.min(5),
+        headers: load.headers.clone(),
+        script: load.script,
+    };
+    std::thread::sleep(SETTLE);
+    let start = count()?;
+    let idle_from = std::time::Instant::now();
+    std::thread::sleep(SETTLE);
+    let idle_end = count()?;
+    let idle_rate = (idle_end - start) / idle_from.elapsed().as_secs_f64();
+    let loaded_from = std::time::Instant::now();
+    let report = wrk::run(&one)?;
+    std::thread::sleep(SETTLE);
+    let end = count()?;
+    let background = idle_rate * loaded_from.elapsed().as_secs_f64();
+    Ok((end - idle_end - background) / approx(report.requests))
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / approx(u64::try_from(values.len().max(1)).unwrap_or(1))
+}
+
+/// A count as a float (exact below 2^53).
+fn approx(n: u64) -> f64 {
+    u32::try_from(n).map_or(f64::MAX, f64::from)
+}
+
+/// The printed rows of one database, each with its inputs and target.
+fn table(r: &Rows, groups: u64) -> String {
+    let (ping_target, read_target) = match r.backend {
+        Backend::Sqlite => (0.5, 0.3),
+        Backend::Postgres => (0.2, 0.15),
+    };
+    let met = |ok: bool| if ok { "met" } else { "NOT met" };
+    let bare = mean(&r.bare);
+    let ping = mean(&r.ping) / bare;
+    let read = mean(&r.read) / bare;
+    let growth = r.post_large.rps / r.post_small.rps;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}:", r.backend);
+    let _ = writeln!(
+        out,
+        "  GET /v1/ping ÷ bare handler:        {ping:.3} ({:.0}/s ÷ {bare:.0}/s)  target ≥ {ping_target}: {}",
+        mean(&r.ping),
+        met(ping >= ping_target)
+    );
+    let _ = writeln!(
+        out,
+        "  GET /v1/groups/{{id}} ÷ bare handler: {read:.3} ({:.0}/s ÷ {bare:.0}/s)  target ≥ {read_target}: {}",
+        mean(&r.read),
+        met(read >= read_target)
+    );
+    let _ = writeln!(
+        out,
+        "  POST /v1/groups at {groups} ÷ at {SMALL}: {growth:.3} ({:.0}/s ÷ {:.0}/s; p99 {:.1} ms, {:.1} ms)  target ≥ 0.9: {}",
+        r.post_large.rps,
+        r.post_small.rps,
+        r.post_large.p99_ms,
+        r.post_small.p99_ms,
+        met(growth >= 0.9)
+    );
+    let _ = writeln!(
+        out,
+        "  idempotent POST /v1/groups, {CONNECTIONS} connections: p99 {:.1} ms (p50 {:.1} ms, {:.0}/s)  target ≤ 50 ms: {}",
+        r.idempotent.p99_ms,
+        r.idempotent.p50_ms,
+        r.idempotent.rps,
+        met(r.idempotent.p99_ms <= 50.0)
+    );
+    if let Some((ping, read)) = r.transactions {
+        let _ = writeln!(
+            out,
+            "  transactions per ping: {ping:.2}  target ≤ 1: {}\n  transactions per group read: {read:.2}  target ≤ 1: {}",
+            met(ping <= 1.05),
+            met(read <= 1.05)
+        );
+    }
+    out
+}
+
+/// The bare handler, running.
+struct Bare {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Bare {
+    fn start(path: &Path) -> anyhow::Result<Self> {
+        let mut child = Command::new(path)
+            .arg("127.0.0.1:0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot run {}", path.display()))?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let addr = wait_for(Duration::from_secs(10), || {
+            lines
+                .next()?
+                .ok()?
+                .strip_prefix("Listening on http://")?
+                .parse()
+                .ok()
+        })
+        .context("the bare handler did not say where it listens")?;
+        Ok(Self { child, addr })
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+}
+
+impl Drop for Bare {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
