@@ -16,7 +16,7 @@ use actix_web::test::TestRequest;
 use serde_json::{Value, json};
 use testkit::db::TestDb;
 
-use super::webhooks::Receiver;
+use super::webhooks::{Receiver, Svc};
 use crate::http::{Answer, TestApp, authed, put, send};
 
 /// Which document and which key.
@@ -209,41 +209,25 @@ impl Walk<'_> {
     /// Sends the operation's example request (with `edit` applied to its
     /// body), checks the answer is documented for its status and valid
     /// against its schema, expects `2xx`, and learns the id it names.
-    async fn example<S, B>(
+    async fn example<B: actix_web::body::MessageBody>(
         &mut self,
-        svc: &S,
+        svc: &impl Svc<B>,
         method: &str,
         template: &str,
         edit: impl FnOnce(&mut Value),
-    ) -> Answer
-    where
-        S: actix_web::dev::Service<
-                actix_http::Request,
-                Response = actix_web::dev::ServiceResponse<B>,
-                Error = actix_web::Error,
-            >,
-        B: actix_web::body::MessageBody,
-    {
+    ) -> Answer {
         self.expect(svc, method, template, edit, None).await
     }
 
     /// [`Self::example`], expecting `status` (`None`: any 2xx).
-    async fn expect<S, B>(
+    async fn expect<B: actix_web::body::MessageBody>(
         &mut self,
-        svc: &S,
+        svc: &impl Svc<B>,
         method: &str,
         template: &str,
         edit: impl FnOnce(&mut Value),
         status_wanted: Option<u16>,
-    ) -> Answer
-    where
-        S: actix_web::dev::Service<
-                actix_http::Request,
-                Response = actix_web::dev::ServiceResponse<B>,
-                Error = actix_web::Error,
-            >,
-        B: actix_web::body::MessageBody,
-    {
+    ) -> Answer {
         let op = self.doc["paths"][template][method].clone();
         assert!(op.is_object(), "{method} {template} is not in the document");
         let at = format!("{:?} {method} {template}", self.style);
