@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context as _, bail};
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
 
 use crate::tidy;
 
@@ -38,17 +38,6 @@ pub(crate) struct Args {
 enum What {
     /// The request path against a bare handler, on both databases.
     Http(http::Args),
-}
-
-/// `--db`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum DbChoice {
-    /// SQLite only.
-    Sqlite,
-    /// PostgreSQL only.
-    Postgres,
-    /// Both.
-    Both,
 }
 
 /// Runs a benchmark from the workspace root.

@@ -84,15 +84,26 @@ impl Args {
     }
 }
 
-/// `--db`.
+/// `--db` (of this task and of `bench`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum DbChoice {
+pub(crate) enum DbChoice {
     /// SQLite only.
     Sqlite,
     /// PostgreSQL only.
     Postgres,
     /// Both.
     Both,
+}
+
+impl DbChoice {
+    /// The backends chosen, SQLite first.
+    pub(crate) const fn backends(self) -> &'static [Backend] {
+        match self {
+            Self::Sqlite => &[Backend::Sqlite],
+            Self::Postgres => &[Backend::Postgres],
+            Self::Both => &[Backend::Sqlite, Backend::Postgres],
+        }
+    }
 }
 
 /// The parts, in the order they run.
@@ -168,11 +179,7 @@ pub(crate) fn run(root: &std::path::Path, args: &Args) -> anyhow::Result<()> {
     if !bin.is_file() {
         bail!("no partner-api binary at {}", bin.display());
     }
-    let backends = match args.db {
-        DbChoice::Sqlite => vec![Backend::Sqlite],
-        DbChoice::Postgres => vec![Backend::Postgres],
-        DbChoice::Both => vec![Backend::Sqlite, Backend::Postgres],
-    };
+    let backends = args.db.backends().to_vec();
     let parts: Vec<Part> = if args.part.is_empty() {
         ALL_PARTS.to_vec()
     } else {

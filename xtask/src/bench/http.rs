@@ -10,8 +10,8 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use super::DbChoice;
 use super::wrk::{self, Load, Report};
+use crate::reliability::DbChoice;
 use crate::reliability::harness::{Backend, Ctx, Db, Server, psql, wait_for};
 
 /// Arguments of `cargo xtask bench http`.
@@ -81,12 +81,7 @@ pub(crate) fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
         args.rounds,
         ctx.dir.display()
     );
-    let backends: &[Backend] = match args.db {
-        DbChoice::Sqlite => &[Backend::Sqlite],
-        DbChoice::Postgres => &[Backend::Postgres],
-        DbChoice::Both => &[Backend::Sqlite, Backend::Postgres],
-    };
-    for &backend in backends {
+    for &backend in args.db.backends() {
         let rows = measure(&ctx, backend, &floor, args)?;
         print!("{}", table(&rows, args.groups));
     }

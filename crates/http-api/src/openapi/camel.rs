@@ -18,10 +18,8 @@ const FORMS: [(&str, &str); 2] = [
     ("PriceOnPlanPlansPending", "PriceOnPlanVersionsPending"),
 ];
 
-/// The components only the broker's form refers to.
-const BROKER_ONLY: [&str; 1] = ["PriceOnPlanPlan"];
-
-/// The components only the HR platform's form refers to.
+/// The components only the HR platform's form refers to (never re-cased;
+/// the other form's parts go with their form when [`prune`] runs).
 const HR_ONLY: [&str; 1] = ["PriceOnPlanVersion"];
 
 /// The broker's document: `doc` (the generated document as JSON, which
@@ -32,8 +30,8 @@ pub fn broker(mut doc: Value) -> Value {
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
     {
-        for name in FORMS.iter().map(|(_, hr)| *hr).chain(HR_ONLY) {
-            schemas.remove(name);
+        for (_, hr) in FORMS {
+            schemas.remove(hr);
         }
     }
     prune(&mut doc);
@@ -91,8 +89,8 @@ pub fn document(mut doc: Value) -> Value {
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
     {
-        for name in FORMS.iter().map(|(broker, _)| *broker).chain(BROKER_ONLY) {
-            schemas.remove(name);
+        for (broker, _) in FORMS {
+            schemas.remove(broker);
         }
         let verbatim: Vec<&str> = FORMS.iter().map(|(_, hr)| *hr).chain(HR_ONLY).collect();
         schemas
