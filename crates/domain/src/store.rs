@@ -36,7 +36,7 @@ pub use health::Health;
 pub use idempotency::IdempotencyStore;
 pub use jobs::JobStore;
 pub use onboarding::{OnboardingStore, OnboardingWrite};
-pub use outbox::{AttemptRecord, OutboxStore};
+pub use outbox::{AttemptRecord, OutboxStore, OutboxWatch};
 pub use partner_users::PartnerUserStore;
 pub use partners::PartnerStore;
 pub use portal::PortalStore;

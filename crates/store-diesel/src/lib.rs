@@ -63,6 +63,21 @@ macro_rules! owner_dead {
     }};
 }
 
+/// `write_tx!` for a transaction that appends events or schedules a
+/// delivery again: once it commits, the outbox's watchers hear of it (on
+/// SQLite through the store; on PostgreSQL the notification is sent at
+/// commit, by the `events` trigger or `notify_outbox!`). Shared by both
+/// backends.
+macro_rules! outbox_tx {
+    ($store:expr, $body:expr) => {
+        async {
+            let out = write_tx!($store, $body).await?;
+            $store.outbox_changed();
+            Ok::<_, domain::store::StoreError>(out)
+        }
+    };
+}
+
 /// Declares, inside a backend module, the query code of every port
 /// (`src/ops/*.rs`), compiled there against the backend's `Conn` and
 /// `Store` with its `write_tx!`, `same_owner!`, `for_update!`,
@@ -110,6 +125,7 @@ macro_rules! backend_ops {
 
 mod error;
 pub mod key_cache;
+mod listen;
 pub mod migrate;
 mod pg;
 mod rows;

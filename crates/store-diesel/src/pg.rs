@@ -4,6 +4,8 @@
 //! (the `rate_limit_hit` function: an atomic upsert),
 //! so several server processes can share the database.
 
+use std::sync::{Arc, OnceLock};
+
 use async_trait::async_trait;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -28,6 +30,16 @@ macro_rules! write_tx {
             Ok::<_, domain::store::StoreError>(conn.transaction($body).await?)
         }
     };
+}
+
+/// Tells the outbox's watchers in every process, at commit: `NOTIFY` on
+/// [`OUTBOX_CHANNEL`] inside the transaction `$conn` is in.
+macro_rules! notify_outbox {
+    ($conn:expr) => {{
+        diesel::sql_query(format!("NOTIFY {}", $crate::pg::OUTBOX_CHANNEL))
+            .execute($conn)
+            .await?;
+    }};
 }
 
 /// Whether the nullable `owner_id` column `$col` names `$owner` (an
@@ -86,6 +98,10 @@ const SESSION: &str = "SET idle_in_transaction_session_timeout = '60s'; SET lock
 pub struct PgStore {
     pool: Pool<Conn>,
     owner: Option<ProcessId>,
+    /// The database's URL, for the outbox listener's own connection.
+    url: Arc<str>,
+    /// The outbox listener, started by the first watch.
+    listener: Arc<OnceLock<Listener>>,
 }
 
 impl PgStore {
@@ -100,8 +116,54 @@ impl PgStore {
         Ok(Self {
             pool: crate::pool::<Conn>(url, SESSION, max_connections, timeout)?,
             owner: None,
+            url: Arc::from(url),
+            listener: Arc::new(OnceLock::new()),
         })
     }
+
+    /// Nothing: on PostgreSQL the watchers hear through `NOTIFY`, sent at
+    /// commit by the `events_appended` trigger or `notify_outbox!`.
+    #[allow(clippy::unused_self)]
+    pub(crate) fn outbox_changed(&self) {}
+
+    /// The outbox's watch for an idle dispatcher: the first one starts a
+    /// connection that `LISTEN`s on [`OUTBOX_CHANNEL`] for as long as the
+    /// store lives (on the runtime it was asked on; outside a runtime
+    /// there is none, and only the recheck wakes the dispatcher).
+    pub(crate) fn outbox_watch(&self) -> domain::store::OutboxWatch {
+        let listener = self.listener.get_or_init(|| {
+            let (tx, changes) = tokio::sync::watch::channel(0);
+            let (stop, stopped) = tokio::sync::oneshot::channel();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(crate::listen::run(Arc::clone(&self.url), tx, stopped));
+            }
+            Listener {
+                changes,
+                _stop: stop,
+            }
+        });
+        domain::store::OutboxWatch {
+            changes: listener.changes.clone(),
+            recheck: OUTBOX_RECHECK,
+        }
+    }
+}
+
+/// The channel the outbox's notifications go on (the `events_appended`
+/// trigger of the migrations names it too).
+pub(crate) const OUTBOX_CHANNEL: &str = "partner_api_outbox";
+
+/// The longest an idle dispatcher on PostgreSQL sleeps before looking at
+/// the outbox again: a notification is lost only while the listener
+/// reconnects (it wakes the dispatchers when it is back), so this is a
+/// safety net, not a poll.
+pub const OUTBOX_RECHECK: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A started outbox listener: its changes, and the sender whose drop (with
+/// the last clone of the store) stops it.
+struct Listener {
+    changes: tokio::sync::watch::Receiver<u64>,
+    _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 diesel::define_sql_function! {

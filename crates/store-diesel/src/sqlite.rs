@@ -33,6 +33,15 @@ macro_rules! write_tx {
     };
 }
 
+/// Tells the outbox's watchers from inside a transaction (PostgreSQL
+/// `NOTIFY`); nothing on SQLite, whose watchers hear after the commit
+/// (`outbox_tx!`).
+macro_rules! notify_outbox {
+    ($conn:expr) => {{
+        let _ = &$conn;
+    }};
+}
+
 /// Whether the nullable `owner_id` column `$col` names `$owner` (an
 /// `Option<&str>`; `None` matches a row without an owner).
 macro_rules! same_owner {
@@ -95,6 +104,9 @@ pub struct SqliteStore {
     windows: Arc<Mutex<HashMap<String, (i64, u32)>>>,
     writer: Arc<tokio::sync::Mutex<()>>,
     owner: Option<ProcessId>,
+    /// Moves on after each commit that touches the outbox (see
+    /// [`SqliteStore::outbox_changed`]).
+    outbox: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl SqliteStore {
@@ -109,9 +121,30 @@ impl SqliteStore {
             windows: Arc::new(Mutex::new(HashMap::new())),
             writer: Arc::new(tokio::sync::Mutex::new(())),
             owner: None,
+            outbox: Arc::new(tokio::sync::watch::Sender::new(0)),
         })
     }
+
+    /// Tells this process's idle dispatchers that a commit appended
+    /// events or scheduled a delivery again. Another process writing the
+    /// same file is not heard: [`OUTBOX_RECHECK`] bounds how late its
+    /// deliveries start.
+    pub(crate) fn outbox_changed(&self) {
+        self.outbox.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// The outbox's watch for an idle dispatcher.
+    pub(crate) fn outbox_watch(&self) -> domain::store::OutboxWatch {
+        domain::store::OutboxWatch {
+            changes: self.outbox.subscribe(),
+            recheck: OUTBOX_RECHECK,
+        }
+    }
 }
+
+/// The longest an idle dispatcher on SQLite sleeps before looking at the
+/// outbox again: what another process wrote to the file is not heard.
+pub const OUTBOX_RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[async_trait]
 impl RateLimitStore for SqliteStore {

@@ -26,6 +26,19 @@ pub struct AttemptRecord {
     pub log: Option<crate::webhook::attempt::DeliveryAttempt>,
 }
 
+/// How an idle dispatcher hears of new work without polling the outbox.
+#[derive(Debug, Clone)]
+pub struct OutboxWatch {
+    /// Moves on after every commit that appends events or schedules a
+    /// delivery again (in this process, and on PostgreSQL in every
+    /// process sharing the database).
+    pub changes: tokio::sync::watch::Receiver<u64>,
+    /// The longest an idle dispatcher sleeps before looking again anyway:
+    /// what `changes` cannot report (another process writing the SQLite
+    /// file, a notification lost while reconnecting) waits at most this.
+    pub recheck: std::time::Duration,
+}
+
 /// The event outbox: appending, reading back, and claiming deliveries.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
@@ -61,6 +74,17 @@ pub trait OutboxStore: Send + Sync {
         lease_ms: i64,
         limit: u32,
     ) -> StoreResult<Vec<Event>>;
+
+    /// When the earliest pending delivery falls due (Unix ms): its next
+    /// attempt's time, or the end of its claim's lease when that is later
+    /// (an attempt in flight); `None` when nothing is pending.
+    ///
+    /// # Errors
+    /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
+    async fn next_due_ms(&self) -> StoreResult<Option<i64>>;
+
+    /// The outbox's change notifications, for an idle dispatcher to wait on.
+    fn watch(&self) -> OutboxWatch;
 
     /// Records an attempt's outcome — the new state, the attempt count and,
     /// when pending, the next due time — and releases the lease, if the

@@ -423,7 +423,7 @@ impl CensusStore for Store {
     ) -> StoreResult<()> {
         let job_rows = job_rows(jobs)?;
                 let gid = group.to_string();
-        write_tx!(self, async |c: &mut Conn| {
+        outbox_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             for (id, state) in states {
                 let mut row = MemberRow::blank();

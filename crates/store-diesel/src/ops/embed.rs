@@ -99,7 +99,7 @@ impl EmbedStore for Store {
             .map(|(q, a, e)| Ok::<_, StoreError>((q, stored(serde_json::to_string(a))?, e)))
             .transpose()?;
         let job_rows = job_rows(&write.jobs)?;
-                write_tx!(self, async |c: &mut Conn| {
+                outbox_tx!(self, async |c: &mut Conn| {
             let updated = diesel::update(
                 embed_sessions::table
                     .filter(embed_sessions::id.eq(write.id.as_str()))

@@ -222,7 +222,7 @@ impl GroupStore for Store {
         events: &[NewEvent],
         now: i64,
     ) -> StoreResult<Group> {
-                Ok(write_tx!(self, async |c: &mut Conn| {
+                Ok(outbox_tx!(self, async |c: &mut Conn| {
             let group = advance(c, scope, id.as_str(), status, company_state, now).await?;
             append_events(c, events, now.saturating_mul(1000)).await?;
             Ok::<_, TxError>(group)

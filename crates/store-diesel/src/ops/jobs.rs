@@ -89,7 +89,7 @@ impl JobStore for Store {
             .max()
             .unwrap_or(0)
             .saturating_mul(1000);
-                Ok(write_tx!(self, async |c: &mut Conn| {
+                Ok(outbox_tx!(self, async |c: &mut Conn| {
             // The claim holds while the job is running under this attempt;
             // on PostgreSQL the condition is re-checked after any lock wait,
             // so a supersede or a re-claim that commits first wins.

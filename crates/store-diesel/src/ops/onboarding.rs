@@ -24,7 +24,7 @@ impl OnboardingStore for Store {
     async fn save_onboarding(&self, scope: &Scope, write: &OnboardingWrite) -> StoreResult<()> {
         let text = stored(write.checklist.to_stored())?;
         let job_rows = job_rows(&write.jobs)?;
-                write_tx!(self, async |c: &mut Conn| {
+                outbox_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, write.group_id.as_str()).await?;
             let mine = enrollments::table
                 .filter(enrollments::id.eq(write.enrollment_id.as_str()))

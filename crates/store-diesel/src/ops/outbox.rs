@@ -9,7 +9,7 @@ use domain::event::{DeliveryState, Event, EventFilter, NewEvent};
 use domain::ids::EventId;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
-use domain::store::{AttemptRecord, OutboxStore, StoreError, StoreResult};
+use domain::store::{AttemptRecord, OutboxStore, OutboxWatch, StoreError, StoreResult};
 
 use domain::event::EventType;
 use domain::store::Conflict;
@@ -44,11 +44,7 @@ pub(crate) async fn append_events(
 #[async_trait]
 impl OutboxStore for Store {
     async fn append(&self, list: &[NewEvent], now_ms: i64) -> StoreResult<()> {
-                write_tx!(self, async |c: &mut Conn| append_events(
-            c, list, now_ms
-        )
-        .await)
-        .await?;
+        outbox_tx!(self, async |c: &mut Conn| append_events(c, list, now_ms).await).await?;
         Ok(())
     }
 
@@ -60,7 +56,8 @@ impl OutboxStore for Store {
     ) -> StoreResult<()> {
         let mut row = EventRow::new(event, now_ms)?;
         row.locked_until_ms = Some(lease_until_ms);
-                write_tx!(self, async |c: &mut Conn| {
+        // Claimed by the caller: nothing for a dispatcher to wake for.
+        write_tx!(self, async |c: &mut Conn| {
             insert_events(c, vec![row]).await?;
             Ok::<_, TxError>(())
         })
@@ -116,7 +113,10 @@ impl OutboxStore for Store {
             next_attempt_at_ms,
             log,
         };
-        let recorded = self.record_attempts(vec![record]).await?;
+        // Recorded outside the dispatcher (the test ping's first attempt):
+        // a retry it schedules must wake an idle dispatcher.
+        let retry = record.state == DeliveryState::Pending;
+        let recorded = self.record_batch(vec![record], retry).await?;
         if <[bool]>::first(&recorded) == Some(&true) {
             return Ok(true);
         }
@@ -135,43 +135,32 @@ impl OutboxStore for Store {
     }
 
     async fn record_attempts(&self, records: Vec<AttemptRecord>) -> StoreResult<Vec<bool>> {
-        if records.is_empty() {
-            return Ok(Vec::new());
-        }
-                // Every outcome of the batch and its log row in one transaction.
-        let recorded = write_tx!(self, async |c: &mut Conn| {
-            let mut recorded = Vec::with_capacity(records.len());
-            let mut logs = Vec::new();
-            for r in &records {
-                let n = diesel::update(
-                    events::table
-                        .filter(events::id.eq(r.id.as_str()))
-                        .filter(events::state.eq(DeliveryState::Pending.as_str()))
-                        .filter(events::locked_until_ms.eq(Some(r.lease_until_ms))),
-                )
-                .set((
-                    events::state.eq(r.state.as_str()),
-                    events::attempts.eq(events::attempts + 1),
-                    events::last_status.eq(r.status.map(i32::from)),
-                    events::next_attempt_at_ms.eq(r.next_attempt_at_ms),
-                    events::locked_until_ms.eq(None::<i64>),
-                ))
-                .execute(c)
-                .await?;
-                if n > 0 {
-                    logs.extend(r.log.as_ref().map(AttemptRow::new));
-                }
-                recorded.push(n > 0);
-            }
-            insert_attempts(c, logs).await?;
-            Ok::<_, TxError>(recorded)
-        })
-        .await?;
-        Ok(recorded)
+        // The dispatcher's own batch: it looks for what is due next itself.
+        self.record_batch(records, false).await
+    }
+
+    async fn next_due_ms(&self) -> StoreResult<Option<i64>> {
+        use diesel::dsl::sql;
+        use diesel::sql_types::{BigInt, Nullable};
+        let mut conn = self.conn().await?;
+        // An attempt in flight is due again only when its lease ends.
+        events::table
+            .filter(events::state.eq(DeliveryState::Pending.as_str()))
+            .select(sql::<Nullable<BigInt>>(
+                "MIN(CASE WHEN locked_until_ms > next_attempt_at_ms \
+                 THEN locked_until_ms ELSE next_attempt_at_ms END)",
+            ))
+            .first(&mut *conn)
+            .await
+            .map_err(db)
+    }
+
+    fn watch(&self) -> OutboxWatch {
+        self.outbox_watch()
     }
 
     async fn resend(&self, scope: &Scope, id: &EventId, now_ms: i64) -> StoreResult<Event> {
-                let row = write_tx!(self, async |c: &mut Conn| {
+        let row = outbox_tx!(self, async |c: &mut Conn| {
             let row: Option<EventRow> = events::table
                 .filter(events::id.eq(id.as_str()))
                 .filter(events::partner_id.eq(scope.partner.as_str()))
@@ -192,6 +181,7 @@ impl OutboxStore for Store {
                 .set(rescheduled(now_ms))
                 .execute(c)
                 .await?;
+            notify_outbox!(c);
             // The row as the update left it.
             let row: EventRow = events::table
                 .filter(events::id.eq(id.as_str()))
@@ -223,7 +213,7 @@ impl OutboxStore for Store {
             .filter(|t| **t != EventType::Ping)
             .map(|t| t.as_str())
             .collect();
-                let n = write_tx!(self, async |c: &mut Conn| {
+        let n = outbox_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(
                 events::table
                     .filter(events::partner_id.eq(scope.partner.as_str()))
@@ -236,6 +226,9 @@ impl OutboxStore for Store {
             .set(rescheduled(now_ms))
             .execute(c)
             .await?;
+            if n > 0 {
+                notify_outbox!(c);
+            }
             Ok::<_, TxError>(n)
         })
         .await?;
@@ -309,4 +302,55 @@ fn rescheduled(
         events::locked_until_ms.eq(None::<i64>),
         events::last_status.eq(None::<i32>),
     )
+}
+
+impl Store {
+    /// Records a batch of attempts in one transaction (see
+    /// [`OutboxStore::record_attempts`]); with `notify`, the outbox's
+    /// watchers hear of it.
+    async fn record_batch(
+        &self,
+        records: Vec<AttemptRecord>,
+        notify: bool,
+    ) -> StoreResult<Vec<bool>> {
+        if records.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Every outcome of the batch and its log row in one transaction.
+        let recorded = write_tx!(self, async |c: &mut Conn| {
+            let mut recorded = Vec::with_capacity(records.len());
+            let mut logs = Vec::new();
+            for r in &records {
+                let n = diesel::update(
+                    events::table
+                        .filter(events::id.eq(r.id.as_str()))
+                        .filter(events::state.eq(DeliveryState::Pending.as_str()))
+                        .filter(events::locked_until_ms.eq(Some(r.lease_until_ms))),
+                )
+                .set((
+                    events::state.eq(r.state.as_str()),
+                    events::attempts.eq(events::attempts + 1),
+                    events::last_status.eq(r.status.map(i32::from)),
+                    events::next_attempt_at_ms.eq(r.next_attempt_at_ms),
+                    events::locked_until_ms.eq(None::<i64>),
+                ))
+                .execute(c)
+                .await?;
+                if n > 0 {
+                    logs.extend(r.log.as_ref().map(AttemptRow::new));
+                }
+                recorded.push(n > 0);
+            }
+            insert_attempts(c, logs).await?;
+            if notify {
+                notify_outbox!(c);
+            }
+            Ok::<_, TxError>(recorded)
+        })
+        .await?;
+        if notify {
+            self.outbox_changed();
+        }
+        Ok(recorded)
+    }
 }

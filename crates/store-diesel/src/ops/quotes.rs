@@ -33,7 +33,7 @@ use crate::schema::{enrollments, groups, jobs, quotes};
 impl QuoteStore for Store {
     async fn insert_quote(&self, quote: &Quote, events: &[NewEvent]) -> StoreResult<()> {
         let row = QuoteRow::new(quote)?;
-                write_tx!(self, async |c: &mut Conn| {
+                outbox_tx!(self, async |c: &mut Conn| {
             advance(
                 c,
                 &quote.scope,
@@ -96,7 +96,7 @@ impl QuoteStore for Store {
                 // Only from a status that may move to `status`, checked by the
         // update itself: of two concurrent finalizations one applies.
         let from: Vec<&str> = status.predecessors().iter().map(|s| s.as_str()).collect();
-        write_tx!(self, async |c: &mut Conn| {
+        outbox_tx!(self, async |c: &mut Conn| {
             let target = quotes::table
                 .filter(quotes::id.eq(id.as_str()))
                 .filter(quotes::partner_id.eq(scope.partner.as_str()))
@@ -231,7 +231,7 @@ impl QuoteStore for Store {
         let row = EnrollmentRow::new(enrollment)?;
         let job_rows = job_rows(jobs)?;
                 let scope = &enrollment.scope;
-        write_tx!(self, async |c: &mut Conn| {
+        outbox_tx!(self, async |c: &mut Conn| {
             let group = lock_group(c, scope, &row.group_id).await?;
             let quote_digest: Option<Option<String>> = quotes::table
                 .filter(quotes::id.eq(&row.quote_id))

@@ -15,7 +15,7 @@ use domain::store::{Conflict, StoreError};
 use domain::webhook::attempt::{AttemptFilter, AttemptOutcome, DeliveryAttempt, FailureReason};
 
 use crate::groups::group;
-use crate::harness::{TestDb, partner};
+use crate::harness::{TestDb, partner, process};
 use crate::on_both;
 
 pub fn event(n: u32, scope: &Scope, at: i64) -> NewEvent {
@@ -361,3 +361,85 @@ async fn a_replay_reschedules_its_window_and_deliveries_go_oldest_first(t: TestD
     );
 }
 on_both!(a_replay_reschedules_its_window_and_deliveries_go_oldest_first);
+
+/// Waits (at most 10 s) for the watch to move; whether it did.
+async fn heard(watch: &mut domain::store::OutboxWatch) -> bool {
+    tokio::time::timeout(std::time::Duration::from_secs(10), watch.changes.changed())
+        .await
+        .is_ok_and(|r| r.is_ok())
+}
+
+async fn an_idle_dispatcher_hears_of_new_and_rescheduled_deliveries(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let postgres = matches!(t.db, store_diesel::Database::Postgres { .. });
+    let mut watch = s.outbox.watch();
+    if postgres {
+        // The listener says once that it is listening.
+        assert!(heard(&mut watch).await, "the listener never connected");
+    }
+    assert_eq!(s.outbox.next_due_ms().await.unwrap(), None);
+
+    // Events appended: by another process on PostgreSQL (its own pool,
+    // heard through NOTIFY), by this one on SQLite.
+    let other = process(&t, 2).0;
+    let writer = if postgres { &other } else { s };
+    watch.changes.borrow_and_update();
+    writer
+        .outbox
+        .append(&[event(1, &sc, 10)], 10_000)
+        .await
+        .unwrap();
+    assert!(heard(&mut watch).await, "an append was not heard");
+    assert_eq!(s.outbox.next_due_ms().await.unwrap(), Some(10_000));
+
+    // Claimed: due again only when the lease ends.
+    let claimed = s.outbox.claim_deliveries(10_000, 1_000, 10).await.unwrap();
+    let lease = claimed[0].lease_until_ms.unwrap();
+    assert_eq!(s.outbox.next_due_ms().await.unwrap(), Some(lease));
+
+    // A retry recorded outside the dispatcher is heard; the dispatcher's
+    // own batches are not announced (it looks for what is due itself).
+    watch.changes.borrow_and_update();
+    let id = &claimed[0].event.id;
+    assert!(
+        writer
+            .outbox
+            .record_attempt(
+                id,
+                lease,
+                DeliveryState::Pending,
+                Some(500),
+                Some(12_000),
+                None
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        heard(&mut watch).await,
+        "a rescheduled attempt was not heard"
+    );
+    assert_eq!(s.outbox.next_due_ms().await.unwrap(), Some(12_000));
+    let claimed = s.outbox.claim_deliveries(12_000, 1_000, 10).await.unwrap();
+    let record = domain::store::AttemptRecord {
+        id: id.clone(),
+        lease_until_ms: claimed[0].lease_until_ms.unwrap(),
+        state: DeliveryState::Delivered,
+        status: Some(204),
+        next_attempt_at_ms: None,
+        log: None,
+    };
+    assert_eq!(
+        s.outbox.record_attempts(vec![record]).await.unwrap(),
+        vec![true]
+    );
+    assert_eq!(s.outbox.next_due_ms().await.unwrap(), None);
+
+    // A resend is heard.
+    watch.changes.borrow_and_update();
+    writer.outbox.resend(&sc, id, 20_000).await.unwrap();
+    assert!(heard(&mut watch).await, "a resend was not heard");
+    assert_eq!(s.outbox.next_due_ms().await.unwrap(), Some(20_000));
+}
+on_both!(an_idle_dispatcher_hears_of_new_and_rescheduled_deliveries);

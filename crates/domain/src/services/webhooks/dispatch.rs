@@ -90,6 +90,30 @@ impl Webhooks {
         Ok(claimed.len())
     }
 
+    /// How the dispatcher hears of new deliveries while idle.
+    #[must_use]
+    pub fn watch(&self) -> crate::store::OutboxWatch {
+        self.outbox.watch()
+    }
+
+    /// How long an idle dispatcher may sleep when a step found nothing
+    /// due: until the earliest pending delivery falls due, at most
+    /// `recheck` (what the outbox's watch cannot report waits no longer).
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn idle_wait(
+        &self,
+        recheck: std::time::Duration,
+    ) -> Result<std::time::Duration, ServiceError> {
+        let Some(due_ms) = self.outbox.next_due_ms().await? else {
+            return Ok(recheck);
+        };
+        let wait_ms = due_ms.saturating_sub(self.clock.now_ms()).max(0);
+        let wait = std::time::Duration::from_millis(u64::try_from(wait_ms).unwrap_or(0));
+        Ok(wait.min(recheck))
+    }
+
     /// Makes one attempt of `event`: the envelope in the partner's field
     /// style, signed with the endpoint's secret at the current time.
     pub(super) async fn attempt(

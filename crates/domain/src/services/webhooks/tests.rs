@@ -378,6 +378,30 @@ async fn the_fourth_failure_is_final_and_a_missing_endpoint_is_recorded() {
 }
 
 #[tokio::test]
+async fn an_idle_dispatcher_sleeps_until_the_next_delivery_falls_due() {
+    use std::time::Duration;
+    let recheck = Duration::from_secs(60);
+    let wait = |due: Option<i64>| async move {
+        let mut p = Parts::new();
+        p.outbox
+            .expect_next_due_ms()
+            .times(1)
+            .returning(move || Ok(due));
+        p.build().idle_wait(recheck).await.unwrap()
+    };
+    // Due in 1.5 s: sleep exactly that long.
+    assert_eq!(
+        wait(Some(NOW_MS + 1_500)).await,
+        Duration::from_millis(1_500)
+    );
+    // Overdue: no sleep at all.
+    assert_eq!(wait(Some(NOW_MS - 5)).await, Duration::ZERO);
+    // Nothing pending, or due later than the recheck: the recheck.
+    assert_eq!(wait(None).await, recheck);
+    assert_eq!(wait(Some(NOW_MS + 3_600_000)).await, recheck);
+}
+
+#[tokio::test]
 async fn a_retry_schedule_follows_the_time_scale() {
     let mut p = Parts::new();
     p.settings.retry_time_scale = 0.1;

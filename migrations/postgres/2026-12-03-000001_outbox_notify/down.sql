@@ -1,0 +1,2 @@
+DROP TRIGGER events_appended ON events;
+DROP FUNCTION outbox_notify();
