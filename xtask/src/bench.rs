@@ -12,10 +12,20 @@
 //! - an idempotent `POST /v1/groups` (a fresh `Idempotency-Key` each), 32
 //!   connections: its p99;
 //! - PostgreSQL transactions per ping and per group read
-//!   (`pg_stat_database`, counted over a one-connection run).
+//!   (`pg_stat_database`, counted over a one-connection run);
+//! - `PUT /v1/groups/{id}/census` of 10,000 members ÷ a raw bulk insert of
+//!   the same rows (`census`).
+//!
+//! `cargo xtask bench webhooks` measures deliveries end to end and the
+//! outbox's drain (`webhooks`).
 
+mod census;
 mod http;
+mod shared;
+mod webhooks;
 mod wrk;
+
+pub(crate) use shared::{Bare, Transactions, approx, sql};
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -38,12 +48,16 @@ pub(crate) struct Args {
 enum What {
     /// The request path against a bare handler, on both databases.
     Http(http::Args),
+    /// Webhook deliveries end to end and the outbox's drain, on both
+    /// databases.
+    Webhooks(webhooks::Args),
 }
 
 /// Runs a benchmark from the workspace root.
 pub(crate) fn run(root: &std::path::Path, args: &Args) -> anyhow::Result<()> {
     match &args.what {
         What::Http(a) => http::run(root, a),
+        What::Webhooks(a) => webhooks::run(root, a),
     }
 }
 

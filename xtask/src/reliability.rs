@@ -17,11 +17,11 @@
 //! `docs/reliability.md` describes each part and records a full run.
 
 mod crash;
-mod fixtures;
+pub(crate) mod fixtures;
 mod fuzz;
 pub(crate) mod harness;
 mod hostile;
-mod http;
+pub(crate) mod http;
 mod idempotency;
 mod leaks;
 mod outage;

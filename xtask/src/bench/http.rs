@@ -1,18 +1,15 @@
 //! `cargo xtask bench http`: the rows of the module above, per database.
 
 use std::fmt::Write as _;
-use std::io::{BufRead as _, BufReader};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
 use super::wrk::{self, Load, Report};
+use super::{Bare, Transactions, approx, sql};
 use crate::reliability::DbChoice;
-use crate::reliability::harness::{Backend, Ctx, Db, Server, psql, wait_for};
+use crate::reliability::harness::{Backend, Ctx, Db, Server};
 
 /// Arguments of `cargo xtask bench http`.
 #[derive(Debug, clap::Args)]
@@ -37,6 +34,9 @@ pub(crate) struct Args {
     /// Groups stored for the large `POST /v1/groups` run.
     #[arg(long, default_value_t = 100_000)]
     groups: u64,
+    /// Members of the census write.
+    #[arg(long, default_value_t = 10_000)]
+    members: usize,
     /// The PostgreSQL server, as a URL of an existing database; the run
     /// creates and drops a database of its own there.
     #[arg(
@@ -65,6 +65,8 @@ struct Rows {
     idempotent: Report,
     /// PostgreSQL only: (ping, group read) transactions per request.
     transactions: Option<(f64, f64)>,
+    /// The census write against the raw bulk insert.
+    census: super::census::Census,
 }
 
 /// Runs the benchmark.
@@ -153,6 +155,7 @@ fn measure(ctx: &Ctx, backend: Backend, floor: &Bare, args: &Args) -> anyhow::Re
     fill(&db, args.groups)?;
     let post_large = wrk::run(&post_load(&post))?;
     let idempotent = wrk::run(&post_load(&idempotent))?;
+    let census = super::census::measure(ctx, &db, &client, args.members)?;
     drop(server);
     Ok(Rows {
         backend,
@@ -163,6 +166,7 @@ fn measure(ctx: &Ctx, backend: Backend, floor: &Bare, args: &Args) -> anyhow::Re
         post_large,
         idempotent,
         transactions,
+        census,
     })
 }
 
@@ -229,44 +233,9 @@ fn fill(db: &Db, target: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs one SQL text against `db` (`sqlite3` or `psql`).
-fn sql(db: &Db, statement: &str) -> anyhow::Result<String> {
-    match db.backend {
-        Backend::Postgres => psql(&db.url, statement),
-        Backend::Sqlite => {
-            let out = Command::new("sqlite3")
-                .args(["-cmd", ".timeout 30000"])
-                .arg(&db.name)
-                .arg(statement)
-                .output()
-                .context("cannot run sqlite3 (apt-get install sqlite3)")?;
-            if !out.status.success() {
-                bail!(
-                    "sqlite3 failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                );
-            }
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        }
-    }
-}
-
-/// PostgreSQL transactions (commits and rollbacks of the database) per
-/// request of `load`, run over one connection. A server backend publishes
-/// its counts when it goes idle, at most once a second, and at the latest
-/// 10 s after (PostgreSQL's `PGSTAT_IDLE_INTERVAL`), so each reading waits
-/// 11 s; the server's own background work (the dispatcher and job polls)
-/// is measured over the same span without load and taken off.
+/// PostgreSQL transactions per request of `load`, run over one
+/// connection (see [`Transactions`]).
 fn per_request(db: &Db, load: &Load<'_>) -> anyhow::Result<f64> {
-    const SETTLE: Duration = Duration::from_secs(11);
-    let count = || -> anyhow::Result<f64> {
-        let text = psql(
-            &db.url,
-            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()",
-        )?;
-        // The reading's own transaction is counted in the next one.
-        Ok(text.trim().parse::<f64>()? + 1.0)
-    };
     let one = Load {
         url: load.url.clone(),
         connections: 1,
@@ -274,27 +243,14 @@ fn per_request(db: &Db, load: &Load<'_>) -> anyhow::Result<f64> {
         headers: load.headers.clone(),
         script: load.script,
     };
-    std::thread::sleep(SETTLE);
-    let start = count()?;
-    let idle_from = std::time::Instant::now();
-    std::thread::sleep(SETTLE);
-    let idle_end = count()?;
-    let idle_rate = (idle_end - start) / idle_from.elapsed().as_secs_f64();
-    let loaded_from = std::time::Instant::now();
+    let counter = Transactions::idle(db)?;
+    let start = counter.start()?;
     let report = wrk::run(&one)?;
-    std::thread::sleep(SETTLE);
-    let end = count()?;
-    let background = idle_rate * loaded_from.elapsed().as_secs_f64();
-    Ok((end - idle_end - background) / approx(report.requests))
+    Ok(counter.since(start)? / approx(report.requests))
 }
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / approx(u64::try_from(values.len().max(1)).unwrap_or(1))
-}
-
-/// A count as a float (exact below 2^53).
-fn approx(n: u64) -> f64 {
-    u32::try_from(n).map_or(f64::MAX, f64::from)
 }
 
 /// The printed rows of one database, each with its inputs and target.
@@ -339,6 +295,16 @@ fn table(r: &Rows, groups: u64) -> String {
         r.idempotent.rps,
         met(r.idempotent.p99_ms <= 50.0)
     );
+    let c = &r.census;
+    let census = c.put.as_secs_f64() / c.raw.as_secs_f64().max(1e-9);
+    let _ = writeln!(
+        out,
+        "  census PUT of {} ÷ raw bulk insert: {census:.2} ({:.0} ms ÷ {:.0} ms)  target ≤ 2: {}",
+        c.members,
+        c.put.as_secs_f64() * 1000.0,
+        c.raw.as_secs_f64() * 1000.0,
+        met(census <= 2.0)
+    );
     if let Some((ping, read)) = r.transactions {
         let _ = writeln!(
             out,
@@ -348,44 +314,4 @@ fn table(r: &Rows, groups: u64) -> String {
         );
     }
     out
-}
-
-/// The bare handler, running.
-struct Bare {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Bare {
-    fn start(path: &Path) -> anyhow::Result<Self> {
-        let mut child = Command::new(path)
-            .arg("127.0.0.1:0")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .with_context(|| format!("cannot run {}", path.display()))?;
-        let stdout = child.stdout.take().context("no stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = wait_for(Duration::from_secs(10), || {
-            lines
-                .next()?
-                .ok()?
-                .strip_prefix("Listening on http://")?
-                .parse()
-                .ok()
-        })
-        .context("the bare handler did not say where it listens")?;
-        Ok(Self { child, addr })
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/", self.addr)
-    }
-}
-
-impl Drop for Bare {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

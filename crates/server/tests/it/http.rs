@@ -11,6 +11,7 @@
 mod account;
 mod auth;
 mod benchmark_gaps;
+mod budget;
 mod casing;
 mod census;
 mod conformance;
