@@ -413,11 +413,16 @@ impl Webhooks {
 
     /// Sends a signed `ping` to the scope's endpoint, making its first
     /// attempt before answering; failed attempts are retried as for any
-    /// event.
+    /// event. `kind` is the partner's (the caller knows it: it chooses the
+    /// envelope's field style), so the request reads no partner.
     ///
     /// # Errors
     /// [`ServiceError::NotFound`] without a registered endpoint.
-    pub async fn test(&self, scope: &Scope) -> Result<TestDelivery, ServiceError> {
+    pub async fn test(
+        &self,
+        scope: &Scope,
+        kind: crate::partner::PartnerKind,
+    ) -> Result<TestDelivery, ServiceError> {
         let endpoint = self
             .endpoints
             .endpoint(scope)
@@ -440,7 +445,6 @@ impl Webhooks {
             last_status: None,
             lease_until_ms: Some(lease),
         };
-        let kind = self.partners.partner(&scope.partner).await?.kind;
         let report = self.attempt(&claimed, Some(&endpoint), kind).await;
         let result = report.result;
         self.record(&claimed, Some(&endpoint), report).await?;

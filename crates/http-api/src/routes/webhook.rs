@@ -84,7 +84,7 @@ pub async fn put_webhook(
 pub async fn test_webhook(state: web::Data<AppState>, caller: Caller) -> Result<Reply, ApiError> {
     let sent = state
         .webhooks
-        .test(&caller.principal.scope())
+        .test(&caller.principal.scope(), caller.principal.partner.kind)
         .await
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     Reply::ok(&WebhookTestOut {

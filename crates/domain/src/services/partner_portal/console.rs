@@ -252,7 +252,8 @@ impl Console {
     /// [`ServiceError::NotFound`] without an endpoint.
     pub async fn ping(&self, actor: &Actor) -> Result<TestDelivery, ServiceError> {
         actor.admin()?;
-        let sent = self.ports.webhooks.test(&scope(actor)).await?;
+        let kind = self.ports.partners.partner(&actor.user.partner).await?.kind;
+        let sent = self.ports.webhooks.test(&scope(actor), kind).await?;
         self.audit(actor, AuditAction::PingSent, sent.id.as_str())
             .await?;
         Ok(sent)

@@ -258,7 +258,7 @@ async fn the_test_ping_is_claimed_then_attempted_before_answering() {
         })
         .times(1)
         .returning(|_, _, _, _, _, _| Ok(true));
-    let out = p.build().test(&scope()).await.unwrap();
+    let out = p.build().test(&scope(), PartnerKind::Broker).await.unwrap();
     assert!(!out.delivered);
     assert_eq!(out.status_code, Some(503));
     let body = verify(&seen.lock().unwrap()[0]);
@@ -270,7 +270,7 @@ async fn the_test_ping_is_claimed_then_attempted_before_answering() {
     let mut p = Parts::new();
     p.endpoints.expect_endpoint().returning(|_| Ok(None));
     assert!(matches!(
-        p.build().test(&scope()).await,
+        p.build().test(&scope(), PartnerKind::Broker).await,
         Err(ServiceError::NotFound)
     ));
 }
