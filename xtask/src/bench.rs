@@ -25,7 +25,7 @@ mod shared;
 mod webhooks;
 mod wrk;
 
-pub(crate) use shared::{Bare, Transactions, approx, sql};
+pub(crate) use shared::{Bare, Setup, Transactions, approx, prepare, serve, sql};
 
 use std::path::PathBuf;
 use std::process::Command;

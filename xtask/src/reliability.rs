@@ -35,12 +35,34 @@ use clap::ValueEnum;
 
 use crate::reliability::harness::{Backend, Ctx};
 
+/// What a run of `reliability` or `bench` drives: which databases, which
+/// binary, which PostgreSQL server.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Target {
+    /// Which databases to run against.
+    #[arg(long, value_enum, default_value = "both")]
+    pub db: DbChoice,
+    /// The `partner-api` binary (default: `target/release/partner-api`,
+    /// built first).
+    #[arg(long, value_name = "PATH")]
+    pub bin: Option<PathBuf>,
+    /// The PostgreSQL server, as a URL of an existing database; a run
+    /// creates and drops databases of its own there.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "PARTNER_API_TEST_POSTGRES_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/test"
+    )]
+    pub postgres_url: String,
+}
+
 /// Arguments of `cargo xtask reliability`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Which databases to run against.
-    #[arg(long, value_enum, default_value = "both")]
-    db: DbChoice,
+    /// The databases, the binary and the PostgreSQL server.
+    #[command(flatten)]
+    target: Target,
     /// Reduced counts for CI (2,000 fuzzed requests and 4 kills per
     /// database).
     #[arg(long)]
@@ -51,19 +73,6 @@ pub(crate) struct Args {
     /// SIGKILLs per database (default 10; 4 with `--ci`).
     #[arg(long, value_name = "N")]
     kills: Option<u64>,
-    /// The `partner-api` binary (default: `target/release/partner-api`,
-    /// built first).
-    #[arg(long, value_name = "PATH")]
-    bin: Option<PathBuf>,
-    /// The PostgreSQL server, as a URL of an existing database; each part
-    /// creates and drops a database of its own there.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "PARTNER_API_TEST_POSTGRES_URL",
-        default_value = "postgres://postgres@127.0.0.1:5432/test"
-    )]
-    postgres_url: String,
     /// Run only these parts (comma-separated; default: all).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "PART")]
     part: Vec<Part>,
@@ -73,12 +82,14 @@ impl Args {
     /// The CI subset on both databases against the debug binary.
     pub(crate) fn ci_subset(bin: PathBuf, postgres_url: String) -> Self {
         Self {
-            db: DbChoice::Both,
+            target: Target {
+                db: DbChoice::Both,
+                bin: Some(bin),
+                postgres_url,
+            },
             ci: true,
             fuzz_requests: None,
             kills: None,
-            bin: Some(bin),
-            postgres_url,
             part: Vec::new(),
         }
     }
@@ -172,14 +183,14 @@ const MAX_NOTES: usize = 40;
 /// Runs the suite from the workspace root.
 pub(crate) fn run(root: &std::path::Path, args: &Args) -> anyhow::Result<()> {
     let started = Instant::now();
-    let bin = match &args.bin {
+    let bin = match &args.target.bin {
         Some(bin) => root.join(bin),
         None => build_release(root)?,
     };
     if !bin.is_file() {
         bail!("no partner-api binary at {}", bin.display());
     }
-    let backends = args.db.backends().to_vec();
+    let backends = args.target.db.backends().to_vec();
     let parts: Vec<Part> = if args.part.is_empty() {
         ALL_PARTS.to_vec()
     } else {
@@ -188,7 +199,7 @@ pub(crate) fn run(root: &std::path::Path, args: &Args) -> anyhow::Result<()> {
             .filter(|p| args.part.contains(p))
             .collect()
     };
-    let ctx = Ctx::new(root, &bin, &args.postgres_url, args.ci)?;
+    let ctx = Ctx::new(root, &bin, &args.target.postgres_url, args.ci)?;
     let fuzz_requests = args
         .fuzz_requests
         .unwrap_or(if args.ci { 2_000 } else { 15_000 });

@@ -1,30 +1,22 @@
 //! `cargo xtask bench http`: the rows of the module above, per database.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
+use super::Setup;
 use super::wrk::{self, Load, Report};
 use super::{Bare, Transactions, approx, sql};
-use crate::reliability::DbChoice;
-use crate::reliability::harness::{Backend, Ctx, Db, Server};
+use crate::reliability::harness::{Backend, Ctx, Db};
 
 /// Arguments of `cargo xtask bench http`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Which databases to run against.
-    #[arg(long, value_enum, default_value = "both")]
-    db: DbChoice,
-    /// The `partner-api` binary (default: `target/release/partner-api`,
-    /// built first).
-    #[arg(long, value_name = "PATH")]
-    bin: Option<PathBuf>,
-    /// The bare handler (default:
-    /// `target/release/examples/bare_handler`, built first).
-    #[arg(long, value_name = "PATH")]
-    bare: Option<PathBuf>,
+    /// The databases, the binaries and the PostgreSQL server.
+    #[command(flatten)]
+    setup: Setup,
     /// Seconds per load run.
     #[arg(long, default_value_t = 10)]
     seconds: u32,
@@ -37,15 +29,6 @@ pub(crate) struct Args {
     /// Members of the census write.
     #[arg(long, default_value_t = 10_000)]
     members: usize,
-    /// The PostgreSQL server, as a URL of an existing database; the run
-    /// creates and drops a database of its own there.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "PARTNER_API_TEST_POSTGRES_URL",
-        default_value = "postgres://postgres@127.0.0.1:5432/test"
-    )]
-    postgres_url: String,
 }
 
 /// Connections of the throughput runs.
@@ -74,16 +57,14 @@ pub(crate) fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
     if !wrk::installed() {
         bail!("wrk is not installed (apt-get install wrk)");
     }
-    let (bin, bare) = super::binaries(root, args.bin.as_ref(), args.bare.as_ref())?;
-    let ctx = Ctx::new(root, &bin, &args.postgres_url, false)?;
-    let floor = Bare::start(&bare)?;
+    let (ctx, floor) = super::prepare(root, &args.setup)?;
     println!(
         "bench http: {} s per run, {} rounds, {CONNECTIONS} connections, wrk -t2; scratch {}",
         args.seconds,
         args.rounds,
         ctx.dir.display()
     );
-    for &backend in args.db.backends() {
+    for &backend in args.setup.target.db.backends() {
         let rows = measure(&ctx, backend, &floor, args)?;
         print!("{}", table(&rows, args.groups));
     }
@@ -92,14 +73,7 @@ pub(crate) fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
 
 /// Measures one database.
 fn measure(ctx: &Ctx, backend: Backend, floor: &Bare, args: &Args) -> anyhow::Result<Rows> {
-    let db = ctx.fresh_db(backend, "bench")?;
-    let key = ctx.partner(&db, "broker", "Bench Brokers")?;
-    let env = [
-        ("PARTNER_API_LOG", "warn"),
-        ("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "1000000000"),
-    ]
-    .map(|(k, v)| (k.to_owned(), v.to_owned()));
-    let server = Server::start(ctx, &db, "bench", &env)?;
+    let (db, key, server) = super::serve(ctx, backend, "bench", &[])?;
     let client = server.client(&key);
     let created = client.json("POST", "/v1/groups", &group_body("read"), &[])?;
     let gid = created

@@ -10,7 +10,51 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 
-use crate::reliability::harness::{Backend, Db, psql, wait_for};
+use crate::reliability::Target;
+use crate::reliability::harness::{Backend, Ctx, Db, Server, psql, wait_for};
+
+/// What every benchmark drives.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Setup {
+    /// The databases, the server binary and the PostgreSQL server.
+    #[command(flatten)]
+    pub target: Target,
+    /// The bare handler, the floor and the webhook receiver (default:
+    /// `target/release/examples/bare_handler`, built first).
+    #[arg(long, value_name = "PATH")]
+    pub bare: Option<std::path::PathBuf>,
+}
+
+/// The run's context and the bare handler, running; the binaries are
+/// built unless given.
+pub(crate) fn prepare(root: &Path, setup: &Setup) -> anyhow::Result<(Ctx, Bare)> {
+    let (bin, bare) = super::binaries(root, setup.target.bin.as_ref(), setup.bare.as_ref())?;
+    let ctx = Ctx::new(root, &bin, &setup.target.postgres_url, false)?;
+    Ok((ctx, Bare::start(&bare)?))
+}
+
+/// A fresh database of `backend` with a broker's test key, and the server
+/// on it (warnings only, limits out of the way, and the `extra` settings):
+/// the database, the key, the server.
+pub(crate) fn serve(
+    ctx: &Ctx,
+    backend: Backend,
+    label: &str,
+    extra: &[(&str, &str)],
+) -> anyhow::Result<(Db, String, Server)> {
+    let db = ctx.fresh_db(backend, label)?;
+    let key = ctx.partner(&db, "broker", "Bench Brokers")?;
+    let env: Vec<(String, String)> = [
+        ("PARTNER_API_LOG", "warn"),
+        ("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "1000000000"),
+    ]
+    .iter()
+    .chain(extra)
+    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+    .collect();
+    let server = Server::start(ctx, &db, label, &env)?;
+    Ok((db, key, server))
+}
 
 /// Runs one SQL text against `db` (`sqlite3` or `psql`).
 pub(crate) fn sql(db: &Db, statement: &str) -> anyhow::Result<String> {

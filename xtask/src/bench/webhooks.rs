@@ -15,47 +15,30 @@
 //! reachable), so the ratio to it is left to the check from outside; the
 //! figure Svix reached on this kind of machine is printed for reference.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
+use super::Setup;
 use super::{Bare, Transactions, approx, sql};
-use crate::reliability::DbChoice;
-use crate::reliability::harness::{Backend, Ctx, Db, Server, wait_for};
+use crate::reliability::harness::{Backend, Ctx, Db, wait_for};
 use crate::reliability::http::Client;
 
 /// Arguments of `cargo xtask bench webhooks`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Which databases to run against.
-    #[arg(long, value_enum, default_value = "both")]
-    db: DbChoice,
-    /// The `partner-api` binary (default: `target/release/partner-api`,
-    /// built first).
-    #[arg(long, value_name = "PATH")]
-    bin: Option<PathBuf>,
-    /// The receiver (default: `target/release/examples/bare_handler`,
-    /// built first).
-    #[arg(long, value_name = "PATH")]
-    bare: Option<PathBuf>,
+    /// The databases, the binaries and the PostgreSQL server.
+    #[command(flatten)]
+    setup: Setup,
     /// Events per run.
     #[arg(long, default_value_t = 3_000)]
     events: u64,
     /// Concurrent senders of the end-to-end run.
     #[arg(long, default_value_t = 16)]
     senders: u64,
-    /// The PostgreSQL server, as a URL of an existing database; the run
-    /// creates and drops a database of its own there.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "PARTNER_API_TEST_POSTGRES_URL",
-        default_value = "postgres://postgres@127.0.0.1:5432/test"
-    )]
-    postgres_url: String,
 }
 
 /// Messages per second Svix server delivered under this load on this kind
@@ -85,16 +68,14 @@ struct Rows {
 
 /// Runs the benchmark.
 pub(crate) fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
-    let (bin, bare) = super::binaries(root, args.bin.as_ref(), args.bare.as_ref())?;
-    let ctx = Ctx::new(root, &bin, &args.postgres_url, false)?;
-    let receiver = Bare::start(&bare)?;
+    let (ctx, receiver) = super::prepare(root, &args.setup)?;
     println!(
         "bench webhooks: {} events, {} senders; scratch {}",
         args.events,
         args.senders,
         ctx.dir.display()
     );
-    for &backend in args.db.backends() {
+    for &backend in args.setup.target.db.backends() {
         let rows = measure(&ctx, backend, &receiver, args)?;
         print!("{}", table(&rows));
     }
@@ -103,15 +84,8 @@ pub(crate) fn run(root: &Path, args: &Args) -> anyhow::Result<()> {
 
 /// Measures one database.
 fn measure(ctx: &Ctx, backend: Backend, receiver: &Bare, args: &Args) -> anyhow::Result<Rows> {
-    let db = ctx.fresh_db(backend, "webhooks")?;
-    let key = ctx.partner(&db, "broker", "Bench Brokers")?;
-    let env = [
-        ("PARTNER_API_LOG", "warn"),
-        ("PARTNER_API_RATE_LIMITS__REQUESTS_PER_MINUTE", "1000000000"),
-        ("PARTNER_API_WEBHOOKS__ALLOW_INSECURE_ENDPOINTS", "true"),
-    ]
-    .map(|(k, v)| (k.to_owned(), v.to_owned()));
-    let server = Server::start(ctx, &db, "webhooks", &env)?;
+    let insecure = [("PARTNER_API_WEBHOOKS__ALLOW_INSECURE_ENDPOINTS", "true")];
+    let (db, key, server) = super::serve(ctx, backend, "webhooks", &insecure)?;
     let client = server.client(&key);
     let url = format!("{}hook", receiver.url());
     let registered = client.json("PUT", "/v1/webhook", &json!({ "url": url }), &[])?;
