@@ -188,6 +188,18 @@ pub fn validate_member(
     rules: CensusRules,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    validate_member_into(&mut errs, prefix, index, m, rules);
+    errs
+}
+
+/// [`validate_member`] appending to `errs`: a valid row allocates nothing.
+pub(crate) fn validate_member_into(
+    errs: &mut Vec<FieldError>,
+    prefix: &str,
+    index: usize,
+    m: &CensusMember,
+    rules: CensusRules,
+) {
     let field = |name: &str| format!("{prefix}[{index}].{name}");
     if !is_zip5(&m.zip) {
         errs.push(FieldError::at(
@@ -196,7 +208,7 @@ pub fn validate_member(
             "must be 5 digits (pattern ^[0-9]{5}$)",
         ));
     }
-    check_age_fields(&mut errs, index, &field, m.dob, m.age, rules);
+    check_age_fields(errs, index, &field, m.dob, m.age, rules);
     if let Some(email) = &m.email
         && !is_plausible_email(email)
     {
@@ -211,8 +223,10 @@ pub fn validate_member(
         ("first_name", &m.first_name),
         ("last_name", &m.last_name),
     ] {
+        // `v.chars().all(char::is_whitespace)` is `v.trim().is_empty()`,
+        // stopping at the first other character.
         if let Some(v) = value
-            && (v.trim().is_empty() || (v.len() > 200 && v.chars().count() > 200))
+            && (v.chars().all(char::is_whitespace) || (v.len() > 200 && v.chars().count() > 200))
         {
             errs.push(FieldError::at(
                 index,
@@ -245,11 +259,10 @@ pub fn validate_member(
             // A dependent may omit both for non-broker callers (defaulted and
             // reported); a broker's dependent needs `dob`.
             if rules.require_dob || d.dob.is_some() || d.age.is_some() {
-                check_age_fields(&mut errs, index, &path, d.dob, d.age, rules);
+                check_age_fields(errs, index, &path, d.dob, d.age, rules);
             }
         }
     }
-    errs
 }
 
 /// Checks `dob`/`age`; `path` builds a field path only when an error needs it.

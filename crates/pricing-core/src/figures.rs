@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Overflow;
-use crate::household::{E8, RatedCensus};
+use crate::household::{E8, Household, RatedCensus};
 use crate::money::{Cents, div_round, div_round_cents};
 use crate::plan::BasePlan;
 use crate::rate_card::{IrsLimits, VersionParams};
@@ -191,6 +191,56 @@ pub struct Figures {
     pub median_year: MedianYear,
 }
 
+/// The households of a census by size, for the all-max year: a
+/// household's exposure and allowance depend only on its size (or on the
+/// mix for an unknown household), so each size is computed once.
+#[derive(Debug, Default)]
+pub(crate) struct SizeTally {
+    /// Households of each size (0: unknown; 8 and more together).
+    count: [i128; 9],
+    /// The first household of each size, by index.
+    first: [Option<usize>; 9],
+}
+
+impl SizeTally {
+    /// Tallies every household of `rated`.
+    pub(crate) fn of(rated: &RatedCensus) -> Self {
+        let mut t = Self::default();
+        for (i, h) in rated.households.iter().enumerate() {
+            t.add(i, h);
+        }
+        t
+    }
+
+    /// Adds household `index` of the census.
+    pub(crate) fn add(&mut self, index: usize, h: &Household) {
+        self.add_size(index, h.known_people());
+    }
+
+    /// Adds household `index`, of `people` people (`None`: unknown).
+    pub(crate) fn add_size(&mut self, index: usize, people: Option<usize>) {
+        let size = people.map_or(0, |n| n.min(8));
+        if let (Some(c), Some(f)) = (self.count.get_mut(size), self.first.get_mut(size)) {
+            *c += 1;
+            f.get_or_insert(index);
+        }
+    }
+
+    /// Σ households of the all-max exposure and allowance, × 1e8, each size
+    /// priced as its first household.
+    fn all_max_e8(&self, rated: &RatedCensus, base: Caps, ver: Caps) -> (i128, i128) {
+        let mut exposure_e8 = 0i128;
+        let mut allowance_e8 = 0i128;
+        for (&n, first) in self.count.iter().zip(&self.first) {
+            if let Some(h) = first.and_then(|i| rated.households.get(i)) {
+                exposure_e8 += n * household_exposure_e8(rated, h, base, ver);
+                allowance_e8 += n * household_allowance_e8(rated, h, ver);
+            }
+        }
+        (exposure_e8, allowance_e8)
+    }
+}
+
 /// Computes a version's figures.
 ///
 /// # Errors
@@ -198,6 +248,28 @@ pub struct Figures {
 pub fn figures(
     rated: &RatedCensus,
     base_cost: &CensusCost,
+    sim: &VersionSim,
+    years: u32,
+    caps: (Caps, Caps),
+    v: &VersionParams,
+    benchmark_annual: Cents,
+) -> Result<Figures, Overflow> {
+    figures_on(
+        rated,
+        (base_cost.monthly, &SizeTally::of(rated)),
+        sim,
+        years,
+        caps,
+        v,
+        benchmark_annual,
+    )
+}
+
+/// [`figures`] from the exact monthly sum of the household base costs and
+/// the households by size.
+pub(crate) fn figures_on(
+    rated: &RatedCensus,
+    (base_monthly, sizes): (i64, &SizeTally),
     sim: &VersionSim,
     years: u32,
     caps: (Caps, Caps),
@@ -214,7 +286,7 @@ pub fn figures(
     )?;
     let fees_monthly = div_round_cents(i128::from(v.fees_pmpm_cents()) * lives, E8)?;
     let service_monthly = layer_monthly.checked_add(fees_monthly)?;
-    let base_monthly = Cents::new(base_cost.monthly);
+    let base_monthly = Cents::new(base_monthly);
     let joint_monthly = base_monthly.checked_add(service_monthly)?;
     let per_life = |c: Cents| div_round_cents(i128::from(c.get()) * E8, lives);
     let per_employee = |c: Cents| div_round_cents(i128::from(c.get()), employees);
@@ -225,23 +297,7 @@ pub fn figures(
     let service_annual = service_monthly.checked_mul(12)?;
     let joint_annual = joint_monthly.checked_mul(12)?;
 
-    // Exposure and allowance depend only on the household's size (or on the
-    // mix for an unknown household): compute each size once.
-    let mut by_size: Vec<Option<(i128, i128)>> = vec![None; 9];
-    let mut exposure_e8 = 0i128;
-    let mut allowance_e8 = 0i128;
-    for h in &rated.households {
-        let size = h.known_people().map_or(0, |n| n.min(8));
-        let slot = by_size.get_mut(size).ok_or(Overflow)?;
-        let (e, a) = *slot.get_or_insert_with(|| {
-            (
-                household_exposure_e8(rated, h, base, ver),
-                household_allowance_e8(rated, h, ver),
-            )
-        });
-        exposure_e8 += e;
-        allowance_e8 += a;
-    }
+    let (exposure_e8, allowance_e8) = sizes.all_max_e8(rated, base, ver);
     let exposure = Cents::from_i128(div_round(exposure_e8, E8)?)?;
     let extra = Cents::new((exposure.get() - layer_annual.get()).max(0));
     let fixed = base_annual.checked_add(service_annual)?;
@@ -266,11 +322,14 @@ pub fn figures(
         .zip(0u32..)
         .map(|(&pool, y)| ((pool - layer_annual.get()).max(0), pool, y))
         .collect();
-    order.sort_unstable();
-    let (extra_y, _, year) = order
-        .get(order.len().saturating_sub(1) / 2)
-        .copied()
-        .unwrap_or((0, 0, 0));
+    // The entries are distinct (the year is part of each), so selecting the
+    // lower middle one is the same as sorting and taking it.
+    let middle = order.len().saturating_sub(1) / 2;
+    let (extra_y, _, year) = if order.is_empty() {
+        (0, 0, 0)
+    } else {
+        *order.select_nth_unstable(middle).1
+    };
     let idx = usize::try_from(year).unwrap_or(0);
     let median_year = MedianYear {
         employer_total_cents: fixed.checked_add(Cents::new(extra_y))?,
@@ -298,4 +357,55 @@ pub fn figures(
         all_max_year,
         median_year,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use time::macros::date;
+
+    use super::*;
+    use crate::census::{CensusMember, CensusRules, Dependent, Relationship};
+    use crate::household::CensusContext;
+    use crate::rate_card::tests::card;
+
+    #[test]
+    fn tallied_sizes_sum_every_households_all_max_terms() {
+        let c = card();
+        let child = |age| Dependent {
+            relationship: Relationship::Child,
+            name: None,
+            dob: None,
+            age: Some(age),
+            sex_at_birth: None,
+        };
+        let members: Vec<CensusMember> = (0..25)
+            .map(|i: usize| {
+                let mut m = CensusMember::new(&format!("E{i}"), date!(1980 - 01 - 01), "94103");
+                let kids = u32::try_from(i % 7).unwrap();
+                m.dependents =
+                    (!i.is_multiple_of(5)).then(|| (0..kids).map(|k| child(k * 3)).collect());
+                m
+            })
+            .collect();
+        let ctx = CensusContext {
+            card: &c,
+            plan_year_start: date!(2026 - 01 - 01),
+            partner: None,
+            rules: CensusRules { require_dob: false },
+            fallback_zip: None,
+        };
+        let rated = crate::household::RatedCensus::build(&members, ctx).unwrap();
+        let irs = &rated.group.irs;
+        for v in &rated.group.versions {
+            let base = base_caps(&crate::quote::card_base_plan(&rated.group.market_base_plan));
+            let ver = effective_caps(base, version_caps(v, irs).0);
+            let each: (i128, i128) = rated.households.iter().fold((0, 0), |(e, a), h| {
+                (
+                    e + household_exposure_e8(&rated, h, base, ver),
+                    a + household_allowance_e8(&rated, h, ver),
+                )
+            });
+            assert_eq!(SizeTally::of(&rated).all_max_e8(&rated, base, ver), each);
+        }
+    }
 }

@@ -5,19 +5,29 @@
 use serde::Serialize;
 use time::Date;
 
-use crate::census::{CensusMember, CensusRules, Relationship, age_on, validate_member};
+use crate::census::{CensusMember, CensusRules, validate_member_into};
 use crate::error::PricingError;
-use crate::rate_card::{GroupParams, Market, RateCard};
+use crate::rate_card::{AreaIdx, GroupParams, Market, RateCard};
 
+mod assemble;
+mod in_order;
+mod key_text;
 mod keys;
+mod markets;
 mod people;
 mod rules;
+mod shape;
 mod stand_in;
 
-pub(crate) use keys::keyed_rows;
+use assemble::{Parts, Tally};
+use in_order::InRowOrder;
+pub use key_text::HouseholdKey;
+use keys::{Keyed, Order, keyed_rows_after};
 pub use keys::{canonical_json, household_keys};
+use markets::MarketSlots;
 pub use people::{COMPOSITIONS, MAX_PEOPLE, People, Person, Place, Tier};
-use rules::census_wide_errors;
+use rules::{IdOrder, WideRules};
+use shape::{AgeClock, Stats, shape_into};
 
 /// Fixed-point scale of expected (mix-weighted) quantities: 1e-8, the
 /// product of two basis-point weights.
@@ -44,7 +54,7 @@ pub enum Shape {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Household {
     /// Stream key of the household: `{key}#{occurrence}`.
-    pub key: String,
+    pub key: HouseholdKey,
     /// Whether the key was built from the employee's `external_id`.
     pub keyed_by_external_id: bool,
     /// Row index in the input census.
@@ -56,6 +66,21 @@ pub struct Household {
 }
 
 impl Household {
+    /// A household to fill in place.
+    const TEMPLATE: Self = Self {
+        key: HouseholdKey::EMPTY,
+        keyed_by_external_id: false,
+        row: 0,
+        market: 0,
+        shape: Shape::Unknown {
+            people: [Person {
+                age: 0,
+                place: Place::Employee,
+                charged: false,
+            }; 4],
+        },
+    };
+
     /// The employee's `external_id` (the key without its `#n` suffix), when
     /// the key was built from it.
     #[must_use]
@@ -129,6 +154,24 @@ pub struct RatedCensus {
     pub assumptions: Vec<String>,
 }
 
+/// Members left out of pricing.
+#[derive(Debug, Clone, Copy, Default)]
+struct Excluded {
+    contractors: usize,
+    terminated: usize,
+}
+
+impl Excluded {
+    /// Counts a member who is not a counted employee.
+    fn count(&mut self, m: &CensusMember) {
+        if m.status == Some(crate::census::MemberStatus::Terminated) {
+            self.terminated += 1;
+        } else {
+            self.contractors += 1;
+        }
+    }
+}
+
 impl RatedCensus {
     /// Normalises a census.
     ///
@@ -137,229 +180,132 @@ impl RatedCensus {
     /// [`PricingError::CensusRequired`] without a counted employee, and
     /// [`PricingError::MarketUnavailable`] when no ZIP has a priced market.
     pub fn build(members: &[CensusMember], ctx: CensusContext<'_>) -> Result<Self, PricingError> {
-        let mut details: Vec<_> = members
-            .iter()
-            .enumerate()
-            .flat_map(|(i, m)| validate_member("census", i, m, ctx.rules))
-            .collect();
-        details.extend(census_wide_errors(members, ctx.plan_year_start));
-        if !details.is_empty() {
-            details.sort_by_key(|d| d.index);
-            return Err(PricingError::InvalidCensus(details));
-        }
         let card = ctx.card;
-        let mut excluded_contractors = 0;
-        let mut excluded_terminated = 0;
-        for m in members {
-            if m.is_counted() {
-            } else if m.status == Some(crate::census::MemberStatus::Terminated) {
-                excluded_terminated += 1;
-            } else {
-                excluded_contractors += 1;
+        let start = ctx.plan_year_start;
+        // One pass over the rows: the rules of each row and across rows, the
+        // exclusions, and the rating area of each counted employee (per
+        // row: `None` when the member is not counted). While the rows come
+        // in household-key order, their households are built as they go.
+        let mut details = Vec::new();
+        let mut wide = WideRules::new(members);
+        let mut excluded = Excluded::default();
+        let area_of = |m: &CensusMember| m.is_counted().then(|| card.area_for_zip(&m.zip));
+        let mut areas: Vec<Option<Option<AreaIdx>>> = Vec::new();
+        let mut in_order = Some(InRowOrder::new(ctx, members.len()));
+        for (i, m) in members.iter().enumerate() {
+            validate_member_into(&mut details, "census", i, m, ctx.rules);
+            let id = wide.add(i, m, start);
+            if id.is_none() && in_order.take().is_some() {
+                areas.reserve(members.len());
+                areas.extend(members.iter().take(i).map(area_of));
+            }
+            let area = area_of(m);
+            match (area, in_order.as_mut(), id) {
+                (Some(area), Some(households), Some(id)) => households.push(i, m, id, area),
+                (None, ..) => excluded.count(m),
+                _ => {}
+            }
+            if in_order.is_none() {
+                areas.push(area);
             }
         }
-        if excluded_contractors + excluded_terminated == members.len() {
+        let ids = match wide.finish(start) {
+            Ok(ids) if details.is_empty() => ids,
+            wide => {
+                if let Err(errors) = wide {
+                    details.extend(errors);
+                }
+                details.sort_by_key(|d| d.index);
+                return Err(PricingError::InvalidCensus(details));
+            }
+        };
+        if excluded.contractors + excluded.terminated == members.len() {
             return Err(PricingError::CensusRequired);
         }
-
-        // Areas: each member's own, when the card prices it. `slots` maps a
-        // card area to its index in `markets` (or marks it unpriced).
-        const UNSEEN: usize = usize::MAX;
-        const UNPRICED: usize = usize::MAX - 1;
-        let mut slots = vec![UNSEEN; card.area_count()];
-        let mut markets: Vec<Market> = Vec::new();
-        let mut area_of = |zip: &str| -> Option<usize> {
-            let area = card.area_for_zip(zip)?;
-            let slot = slots.get_mut(area.index())?;
-            if *slot == UNSEEN {
-                *slot = match card.market(area, ctx.partner) {
-                    Some(m) => {
-                        markets.push(m);
-                        markets.len() - 1
-                    }
-                    None => UNPRICED,
-                };
-            }
-            (*slot != UNPRICED).then_some(*slot)
-        };
-        // Counted employees in canonical household-key order.
-        let rows: Vec<(String, usize, Option<usize>)> = keyed_rows(members)
-            .into_iter()
-            .filter_map(|(key, row)| {
-                let m = members.get(row).filter(|m| m.is_counted())?;
-                Some((key, row, area_of(&m.zip)))
-            })
-            .collect();
-        let fallback = ctx.fallback_zip.and_then(&mut area_of);
-        let mut counts = vec![0usize; markets.len()];
-        for (_, _, a) in &rows {
-            if let Some(c) = a.and_then(|a| counts.get_mut(a)) {
-                *c += 1;
-            }
+        if let (IdOrder::Rows, Some(households)) = (&ids, in_order) {
+            return households.finish(members, ctx, excluded);
         }
-        // Most counted employees; ties go to the smallest area id.
-        let primary_market = counts
+        if areas.len() != members.len() {
+            areas = members.iter().map(area_of).collect();
+        }
+        match keyed_rows_after(members, ids) {
+            Order::Ids(order) => Self::build_in(members, ctx, order, &areas, excluded),
+            Order::Keyed(order) => Self::build_in(members, ctx, order, &areas, excluded),
+        }
+    }
+
+    /// The rest of [`RatedCensus::build`] once the census is valid and its
+    /// rows are in canonical household-key order (`areas`: per row, `None`
+    /// when the member is not counted, else the rating area of its ZIP).
+    fn build_in<K: Keyed>(
+        members: &[CensusMember],
+        ctx: CensusContext<'_>,
+        mut order: Vec<K>,
+        areas: &[Option<Option<AreaIdx>>],
+        excluded: Excluded,
+    ) -> Result<Self, PricingError> {
+        let card = ctx.card;
+        // Markets, numbered as first met in household-key order, with the
+        // market of each counted employee (`None`: the ZIP has no priced
+        // area).
+        let mut places = MarketSlots::new(card, ctx.partner);
+        order.retain(|k| areas.get(k.row()).is_some_and(Option::is_some));
+        let placed: Vec<Option<usize>> = order
             .iter()
-            .zip(&markets)
-            .enumerate()
-            .filter(|(_, (n, _))| **n > 0)
-            .min_by(|(_, (na, ma)), (_, (nb, mb))| nb.cmp(na).then(ma.area.cmp(&mb.area)))
-            .map(|(i, _)| i)
-            .or(fallback)
-            .ok_or(PricingError::MarketUnavailable)?;
-        let primary_area = markets
+            .map(|k| places.place(areas.get(k.row()).copied().flatten().flatten()))
+            .collect();
+        let fallback = ctx
+            .fallback_zip
+            .and_then(|zip| card.area_for_zip(zip))
+            .and_then(|area| places.market_of(area));
+        let primary_market = places.primary(fallback)?;
+        let primary_area = places
+            .markets()
             .get(primary_market)
             .and_then(|m| card.area_for_id(&m.area));
         let group = card
             .group_params(primary_area, ctx.partner)
             .map_err(|e| PricingError::RateCard(e.to_string()))?;
 
-        let mut assumptions = Vec::new();
         let stand_in = fallback.unwrap_or(primary_market);
-        let mut households = Vec::with_capacity(rows.len());
+        // Households are written where they are stored: each is pushed as
+        // a template and filled in place.
+        let mut households = Vec::with_capacity(order.len());
         let mut stats = Stats::default();
-        for (key, row, area) in rows {
-            let Some(m) = members.get(row) else { continue };
-            let market = area.unwrap_or_else(|| {
+        let mut tally = Tally::default();
+        let clock = AgeClock::new(ctx.plan_year_start);
+        for (keyed, market) in order.iter().zip(placed) {
+            let Some(m) = members.get(keyed.row()) else {
+                continue;
+            };
+            households.push(Household::TEMPLATE);
+            let Some(h) = households.last_mut() else {
+                continue;
+            };
+            h.market = market.unwrap_or_else(|| {
                 stats.unmapped += 1;
                 stand_in
             });
-            households.push(Household {
-                key,
-                keyed_by_external_id: m.external_id.as_deref().is_some_and(|id| !id.is_empty()),
-                row,
-                market,
-                shape: shape_of(m, ctx.plan_year_start, &group, &mut stats),
-            });
+            let shaped = shape_into(&mut h.shape, m, clock, group.default_child_age, &mut stats);
+            tally.add(shaped.known);
+            keyed.write_key(&mut h.key);
+            h.keyed_by_external_id = m.external_id.as_deref().is_some_and(|id| !id.is_empty());
+            h.row = keyed.row();
         }
-
-        let mut known_tiers = [0u64; 4];
-        let mut unknown = 0u64;
-        let mut deps = 0u64;
-        for h in &households {
-            match &h.shape {
-                Shape::Known { tier, people } => {
-                    if let Some(slot) = known_tiers.get_mut(tier.index()) {
-                        *slot += 1;
-                    }
-                    deps += u64::try_from(people.len().saturating_sub(1)).unwrap_or(0);
-                }
-                Shape::Unknown { .. } => unknown += 1,
-            }
-        }
-        let weights = composition_weights_e8(&group);
-        let expected_deps_e8: i128 = COMPOSITIONS
-            .iter()
-            .zip(weights)
-            .map(|(&(tier, kids), w)| {
-                let partner = i128::from(matches!(tier, Tier::EmployeeSpouse | Tier::Family));
-                w * (partner + i128::try_from(kids).unwrap_or(0))
-            })
-            .sum();
-        let employees = i128::try_from(households.len()).unwrap_or(0);
-        let lives_e8 = (employees + i128::from(deps)) * E8 + i128::from(unknown) * expected_deps_e8;
-        let tiers = apportion(known_tiers, unknown, group.household_mix_bp);
-
-        let people_word = |n: usize, one: &str, many: &str| {
-            if n == 1 {
-                format!("1 {one}")
-            } else {
-                format!("{n} {many}")
-            }
-        };
-        if excluded_contractors > 0 {
-            assumptions.push(format!(
-                "{} excluded from pricing.",
-                people_word(excluded_contractors, "contractor is", "contractors are")
-            ));
-        }
-        if excluded_terminated > 0 {
-            assumptions.push(format!(
-                "{} excluded from pricing.",
-                people_word(
-                    excluded_terminated,
-                    "terminated member is",
-                    "terminated members are"
-                )
-            ));
-        }
-        if stats.untyped > 0 {
-            assumptions.push(format!(
-                "{} without an employment type counted as full time.",
-                people_word(stats.untyped, "employee", "employees")
-            ));
-        }
-        if stats.age_only > 0 {
-            assumptions.push(format!(
-                "Ages taken from `age` (no date of birth) for {}.",
-                people_word(stats.age_only, "person", "people")
-            ));
-        }
-        if stats.undated_dependents > 0 {
-            assumptions.push(format!(
-                "{} without a date of birth or age rated at the default age (spouse: the employee's age; child: {}).",
-                people_word(stats.undated_dependents, "dependent", "dependents"),
-                group.default_child_age
-            ));
-        }
-        if stats.born_after_start > 0 {
-            assumptions.push(format!(
-                "{} born after the plan-year start rated at age 0.",
-                people_word(stats.born_after_start, "person", "people")
-            ));
-        }
-        if stats.uncharged_children > 0 {
-            assumptions.push(format!(
-                "{} not charged: only the three oldest children under 21 of a household are charged (ACA small-group rule).",
-                people_word(stats.uncharged_children, "child is", "children are")
-            ));
-        }
-        if unknown > 0 {
-            let [eo, es, ec, fa] = group.household_mix_bp;
-            assumptions.push(format!(
-                "{} without submitted dependents priced at the expected cost of the normalized small-group household mix ({} employee only, {} employee + spouse, {} employee + children, {} family; {} children per household with children; modelled spouse at the employee's age, children aged {}).",
-                people_word(usize::try_from(unknown).unwrap_or(0), "household", "households"),
-                pct_bp(eo),
-                pct_bp(es),
-                pct_bp(ec),
-                pct_bp(fa),
-                children_per_household(group.two_children_share_bp),
-                group.default_child_age
-            ));
-        }
-        if stats.unmapped > 0 {
-            assumptions.push(format!(
-                "{} whose ZIP has no priced rating area rated in area {}.",
-                people_word(stats.unmapped, "employee", "employees"),
-                markets.get(stand_in).map_or("", |m| m.area.as_str())
-            ));
-        }
-        assumptions.extend(stand_in::stand_in_assumptions(
-            card,
-            &markets,
-            &households,
+        Ok(Self::assemble(
             members,
-            ctx.fallback_zip,
-        ));
-
-        Ok(Self {
-            card_version: card.version().to_owned(),
-            plan_year_start: ctx.plan_year_start,
-            households,
-            markets,
-            group,
-            primary_market,
-            received: members.len(),
-            excluded_contractors,
-            excluded_terminated,
-            submitted_dependents: deps,
-            unknown_households: unknown,
-            known_tiers,
-            tiers,
-            lives_e8,
-            composition_weights_e8: weights,
-            assumptions,
-        })
+            ctx,
+            Parts {
+                households,
+                markets: places.into_markets(),
+                primary_market,
+                stand_in,
+                group,
+                stats,
+                tally,
+                excluded,
+            },
+        ))
     }
 
     /// Counted employees.
@@ -453,109 +399,6 @@ fn apportion(known: [u64; 4], unknown: u64, mix_bp: [u32; 4]) -> [u64; 4] {
         *o += c;
     }
     out
-}
-
-#[derive(Default)]
-struct Stats {
-    untyped: usize,
-    age_only: usize,
-    undated_dependents: usize,
-    born_after_start: usize,
-    uncharged_children: usize,
-    unmapped: usize,
-}
-
-fn shape_of(m: &CensusMember, start: Date, g: &GroupParams, stats: &mut Stats) -> Shape {
-    if m.employment_type.is_none() {
-        stats.untyped += 1;
-    }
-    let age =
-        |dob: Option<Date>, age: Option<u32>, default: u32, stats: &mut Stats| match (dob, age) {
-            (Some(d), _) => {
-                if d > start {
-                    stats.born_after_start += 1;
-                }
-                age_on(d, start)
-            }
-            (None, Some(a)) => {
-                stats.age_only += 1;
-                a
-            }
-            (None, None) => {
-                stats.undated_dependents += 1;
-                default
-            }
-        };
-    let employee_age = age(m.dob, m.age, 0, stats);
-    let employee = Person {
-        age: employee_age,
-        place: Place::Employee,
-        charged: true,
-    };
-    let Some(deps) = &m.dependents else {
-        let child = |n| Person {
-            age: g.default_child_age,
-            place: Place::ModelledChild(n),
-            charged: true,
-        };
-        return Shape::Unknown {
-            people: [
-                employee,
-                Person {
-                    age: employee_age,
-                    place: Place::ModelledSpouse,
-                    charged: true,
-                },
-                child(1),
-                child(2),
-            ],
-        };
-    };
-    let mut people = People::new(employee);
-    let mut others: Vec<(u32, usize)> = Vec::new();
-    let mut has_partner = false;
-    for (i, d) in deps.iter().enumerate() {
-        if d.relationship.is_partner() && !has_partner {
-            has_partner = true;
-            let a = age(d.dob, d.age, employee_age, stats);
-            people.push(Person {
-                age: a,
-                place: Place::Spouse,
-                charged: true,
-            });
-        } else {
-            let default =
-                if d.relationship == Relationship::Child || d.relationship == Relationship::Other {
-                    g.default_child_age
-                } else {
-                    employee_age
-                };
-            others.push((age(d.dob, d.age, default, stats), i));
-        }
-    }
-    // Other dependents by age descending, then input order.
-    others.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut young_charged = 0;
-    for (n, (a, _)) in others.iter().enumerate() {
-        let charged = if *a >= 21 {
-            true
-        } else {
-            young_charged += 1;
-            young_charged <= 3
-        };
-        if !charged {
-            stats.uncharged_children += 1;
-        }
-        people.push(Person {
-            age: *a,
-            place: Place::Child(u8::try_from(n + 1).unwrap_or(u8::MAX)),
-            charged,
-        });
-    }
-    Shape::Known {
-        tier: Tier::from_parts(has_partner, !others.is_empty()),
-        people,
-    }
 }
 
 #[cfg(test)]

@@ -10,14 +10,20 @@ use serde::Serialize;
 use time::Date;
 
 use crate::census::CensusMember;
-use crate::error::PricingError;
-use crate::figures::{Figures, Hsa, base_caps, effective_caps, figures, version_caps};
-use crate::household::{COMPOSITIONS, CensusContext, E8, RatedCensus, Shape, Tier};
-use crate::money::{Cents, div_round, div_round_cents, percent_of};
+use crate::error::{Overflow, PricingError};
+use crate::figures::{
+    Figures, Hsa, SizeTally, base_caps, effective_caps, figures_on, version_caps,
+};
+use crate::household::{CensusContext, RatedCensus, Shape};
+use crate::money::{Cents, div_round_cents, percent_of};
 use crate::plan::BasePlan;
 use crate::rate_card::{FundingBreakdown, PlanDesign, VersionId};
-use crate::rating::{CardRate, CensusCost, Rates, census_cost, census_monthly};
+use crate::rating::{CardRate, Pricer, Rates};
 use crate::simulate::{LayerPlan, Simulation, simulate};
+
+mod tiers;
+
+use tiers::TierSums;
 
 /// Options of a quote request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -301,14 +307,61 @@ pub fn price_quote(
     let params = g.version(req.plan);
     let base = card_base_plan(&g.market_base_plan);
     let (ver_caps, hsa) = version_caps(params, &g.irs);
-    let base_cost = census_cost(rated, Rates::Card(CardRate::MarketBase))?
-        .ok_or(PricingError::MarketUnavailable)?;
-    let bench_monthly = census_monthly(rated, Rates::Card(CardRate::Benchmark))?
-        .map(Cents::new)
-        .ok_or(PricingError::MarketUnavailable)?;
-    let fig = figures(
+    // One pass prices every household at the market base rates and the
+    // benchmark rates, and tallies it by tier and by size. Card rates
+    // always price a household, so the only failure is an overflow,
+    // whichever rate would have met it first.
+    let mut pricer = Pricer::new(
         rated,
-        &base_cost,
+        [
+            Rates::Card(CardRate::MarketBase),
+            Rates::Card(CardRate::Benchmark),
+        ],
+    );
+    let mut base_monthly = 0i64;
+    let mut bench_monthly = 0i64;
+    let mut tiers = TierSums::default();
+    let mut sizes = SizeTally::default();
+    for (i, (h, &layer)) in rated
+        .households
+        .iter()
+        .zip(&vsim.household_layer)
+        .enumerate()
+    {
+        // One look at the household's shape prices and tallies it.
+        let priced = match &h.shape {
+            Shape::Known { tier, people } => {
+                pricer.known(h.market, people).inspect(|&[base_cents, _]| {
+                    tiers.add_known(*tier, people.len(), base_cents, layer);
+                    sizes.add_size(i, Some(people.len()));
+                })
+            }
+            Shape::Unknown { people } => match pricer.unknown_at(h.market, people)? {
+                Some(j) => {
+                    let [cost, bench] = pricer.unknown(j).ok_or(PricingError::MarketUnavailable)?;
+                    tiers.add_unknown(cost.cents, cost.compositions.as_ref());
+                    sizes.add_size(i, None);
+                    Some([cost.cents, bench.cents])
+                }
+                None => None,
+            },
+        };
+        let [base_cents, bench_cents] = match priced {
+            Some(cents) => cents,
+            None => {
+                let [cost, bench] = pricer.cost(h)?.ok_or(PricingError::MarketUnavailable)?;
+                tiers.add(h, cost.cents, cost.compositions.as_ref(), layer);
+                sizes.add(i, h);
+                [cost.cents, bench.cents]
+            }
+        };
+        base_monthly = base_monthly.checked_add(base_cents).ok_or(Overflow)?;
+        bench_monthly = bench_monthly.checked_add(bench_cents).ok_or(Overflow)?;
+    }
+    let bench_monthly = Cents::new(bench_monthly);
+    let fig = figures_on(
+        rated,
+        (base_monthly, &sizes),
         vsim,
         sim.years,
         (base_caps(&base), effective_caps(base_caps(&base), ver_caps)),
@@ -316,9 +369,8 @@ pub fn price_quote(
         bench_monthly.checked_mul(12)?,
     )?;
     let employees = i128::from(rated.employees());
-    let by_tier = by_tier(
+    let by_tier = tiers.by_tier(
         rated,
-        &base_cost,
         vsim,
         sim.years,
         params.risk_margin_bp,
@@ -403,82 +455,5 @@ pub fn price_quote(
         components: fig,
         base_plan: base,
         hsa,
-    })
-}
-
-/// Average joint household cost per tier: a known household's base cost,
-/// layer funding and fees in its tier; an unknown household's composition
-/// costs weighted by the mix.
-fn by_tier(
-    rated: &RatedCensus,
-    base: &CensusCost,
-    vsim: &crate::simulate::VersionSim,
-    years: u32,
-    margin_bp: i64,
-    fees_pmpm: i64,
-) -> Result<ByTier, PricingError> {
-    // Common scale: 1 / (years × 12 × 1e4 × 1e8).
-    let k = i128::from(years) * 12 * 10_000;
-    let margin = 10_000 + i128::from(margin_bp);
-    let fees = i128::from(fees_pmpm);
-    let mut num = [0i128; 4];
-    let mut den = [0i128; 4];
-    let mut put = |t: usize, n: i128, d: i128| {
-        if let (Some(a), Some(b)) = (num.get_mut(t), den.get_mut(t)) {
-            *a += n;
-            *b += d;
-        }
-    };
-    for ((h, cost), layer) in rated
-        .households
-        .iter()
-        .zip(&base.households)
-        .zip(&vsim.household_layer)
-    {
-        match (&h.shape, cost.compositions) {
-            (Shape::Known { tier, people }, _) => {
-                let n = i128::try_from(people.len()).unwrap_or(0);
-                let v = (i128::from(cost.cents) + fees * n) * k + i128::from(*layer) * margin;
-                put(tier.index(), v * E8, E8);
-            }
-            (Shape::Unknown { .. }, comps) => {
-                let comps = comps.unwrap_or([cost.cents; 6]);
-                for ((&(tier, kids), w), c) in COMPOSITIONS
-                    .iter()
-                    .zip(rated.composition_weights_e8)
-                    .zip(comps)
-                {
-                    let partner = i128::from(matches!(tier, Tier::EmployeeSpouse | Tier::Family));
-                    let n = 1 + partner + i128::try_from(kids).unwrap_or(0);
-                    put(tier.index(), (i128::from(c) + fees * n) * k * w, w);
-                }
-            }
-        }
-    }
-    // Unknown households' modelled layer by tier, weighted by the tier's mix.
-    for (t, (&l, &mix)) in vsim
-        .unknown_tier_layer
-        .iter()
-        .zip(&rated.group.household_mix_bp)
-        .enumerate()
-    {
-        put(t, l * margin * i128::from(mix) * 10_000, 0);
-    }
-    let line = |t: usize| -> Result<TierLine, PricingError> {
-        let (n, d) = (
-            num.get(t).copied().unwrap_or(0),
-            den.get(t).copied().unwrap_or(0),
-        );
-        let avg = if d == 0 { 0 } else { div_round(n, k * d)? };
-        Ok(TierLine {
-            count: rated.tiers.get(t).copied().unwrap_or(0),
-            avg_cents: Cents::from_i128(avg)?,
-        })
-    };
-    Ok(ByTier {
-        employee_only: line(0)?,
-        employee_spouse: line(1)?,
-        employee_children: line(2)?,
-        family: line(3)?,
     })
 }

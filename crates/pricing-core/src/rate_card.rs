@@ -497,6 +497,13 @@ impl RateCard {
             .collect()
     }
 
+    /// The default child age of the default layer chain of `partner` (a
+    /// census's group may take another from its primary area's chain).
+    #[must_use]
+    pub(crate) fn default_child_age(&self, partner: Option<&str>) -> Option<u32> {
+        resolve::pick(&self.chain(None, partner), |l| l.default_child_age.as_ref()).copied()
+    }
+
     /// Group-level parameters along the chain of `primary` (the census's
     /// primary area) and `partner`.
     ///
@@ -557,12 +564,14 @@ fn invalid(message: String) -> RateCardError {
     RateCardError::Invalid(message)
 }
 
+/// The number a 5-digit ZIP spells; `None` for anything else.
 fn zip_number(zip: &str) -> Option<usize> {
-    if zip.len() == 5 && zip.bytes().all(|b| b.is_ascii_digit()) {
-        zip.parse().ok()
-    } else {
-        None
+    if zip.len() != 5 {
+        return None;
     }
+    zip.bytes().try_fold(0usize, |n, b| {
+        b.is_ascii_digit().then(|| n * 10 + usize::from(b - b'0'))
+    })
 }
 
 #[cfg(test)]

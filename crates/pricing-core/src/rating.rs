@@ -10,6 +10,10 @@ use crate::household::{COMPOSITIONS, E8, Household, RatedCensus, Shape, Tier};
 use crate::money::div_round;
 use crate::plan::{PlanRates, RateBasis};
 
+mod pricer;
+
+pub(crate) use pricer::Pricer;
+
 /// Which card rate an age-rated cost uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CardRate {
@@ -75,8 +79,9 @@ pub fn census_cost(rated: &RatedCensus, rates: Rates<'_>) -> Result<Option<Censu
     let mut households = Vec::with_capacity(rated.households.len());
     let mut monthly = 0i64;
     let mut fallbacks = 0u64;
+    let mut pricer = Pricer::new(rated, [rates]);
     for h in &rated.households {
-        let Some(cost) = household_cost(rated, h, rates)? else {
+        let Some(&[cost]) = pricer.cost(h)? else {
             return Ok(None);
         };
         if let Rates::Plan(p) = rates
@@ -102,13 +107,51 @@ pub fn census_cost(rated: &RatedCensus, rates: Rates<'_>) -> Result<Option<Censu
 /// [`Overflow`] when an amount does not fit.
 pub fn census_monthly(rated: &RatedCensus, rates: Rates<'_>) -> Result<Option<i64>, Overflow> {
     let mut monthly = 0i64;
+    let mut pricer = Pricer::new(rated, [rates]);
     for h in &rated.households {
-        let Some(cost) = household_cost(rated, h, rates)? else {
+        let Some(&[cost]) = pricer.cost(h)? else {
             return Ok(None);
         };
         monthly = monthly.checked_add(cost.cents).ok_or(Overflow)?;
     }
     Ok(Some(monthly))
+}
+
+/// The mix-weighted expected cost of an unknown household from its cost in
+/// each composition: `Σ cost × weight ÷ 1e8`, rounded once, half away from
+/// zero.
+///
+/// # Errors
+/// [`Overflow`] when the result does not fit.
+pub(crate) fn expected_cents(comp: &[i64; 6], weights_e8: &[i128; 6]) -> Result<i64, Overflow> {
+    // Real amounts keep every product and partial sum within i64, where the
+    // same exact arithmetic is much cheaper; anything larger takes i128.
+    let mut small = Some(0i64);
+    for (&c, &w) in comp.iter().zip(weights_e8) {
+        small = small.and_then(|n| n.checked_add(c.checked_mul(i64::try_from(w).ok()?)?));
+    }
+    if let Some(num) = small {
+        return Ok(div_round_e8(num));
+    }
+    let num: i128 = comp
+        .iter()
+        .zip(weights_e8)
+        .map(|(&c, &w)| i128::from(c) * w)
+        .sum();
+    i64::try_from(div_round(num, E8)?).map_err(|_| Overflow)
+}
+
+/// [`div_round`]`(num, 1e8)` on `i64` (the quotient always fits).
+fn div_round_e8(num: i64) -> i64 {
+    const DEN: i64 = 100_000_000;
+    let q = num / DEN;
+    let r = num % DEN;
+    // |r| < 1e8, so doubling it cannot overflow.
+    if r.abs() * 2 >= DEN {
+        if num < 0 { q - 1 } else { q + 1 }
+    } else {
+        q
+    }
 }
 
 fn people_of(c: usize) -> i64 {
@@ -128,14 +171,7 @@ pub fn household_cost(
     rates: Rates<'_>,
 ) -> Result<Option<HouseholdCost>, Overflow> {
     let market = rated.market_of(h);
-    let expected = |comp: [i64; 6]| -> Result<i64, Overflow> {
-        let num: i128 = comp
-            .iter()
-            .zip(rated.composition_weights_e8)
-            .map(|(&c, w)| i128::from(c) * w)
-            .sum();
-        i64::try_from(div_round(num, E8)?).map_err(|_| Overflow)
-    };
+    let expected = |comp: [i64; 6]| expected_cents(&comp, &rated.composition_weights_e8);
     let from = |cents: i64, compositions: Option<[i64; 6]>, basis| {
         Ok(Some(HouseholdCost {
             cents,
@@ -199,6 +235,68 @@ pub fn household_cost(
                 };
             }
             Ok(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_i64_rounding_matches_div_round() {
+        let e8 = 100_000_000i64;
+        for base in [0, 1, 7, 12_345, 999_999_999, i64::MAX / e8 - 1] {
+            for off in [
+                -e8 - 1,
+                -e8,
+                -e8 / 2 - 1,
+                -e8 / 2,
+                -e8 / 2 + 1,
+                -1,
+                0,
+                1,
+                e8 / 2 - 1,
+                e8 / 2,
+                e8 / 2 + 1,
+                e8 - 1,
+            ] {
+                for sign in [1, -1] {
+                    let num = sign * (base * e8 + off);
+                    assert_eq!(
+                        i128::from(div_round_e8(num)),
+                        div_round(i128::from(num), E8).unwrap(),
+                        "{num}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn expected_costs_match_the_exact_sum_at_any_size() {
+        let weights = [
+            55_000_000, 15_000_000, 2_000_000, 8_000_000, 4_000_000, 16_000_000,
+        ];
+        let exact = |comp: &[i64; 6]| -> Result<i64, Overflow> {
+            let num: i128 = comp
+                .iter()
+                .zip(weights)
+                .map(|(&c, w)| i128::from(c) * w)
+                .sum();
+            i64::try_from(div_round(num, E8)?).map_err(|_| Overflow)
+        };
+        for comp in [
+            [0; 6],
+            [1, 2, 3, 4, 5, 6],
+            [61_234, 122_468, 98_000, 130_000, 160_000, 190_000],
+            [-5, 7, -9, 11, -13, 15],
+            [i64::MAX / 100_000_000; 6],
+            [i64::MAX / 10; 6],
+            [i64::MAX; 6],
+            [i64::MIN, i64::MAX, 0, 0, 0, 1],
+        ] {
+            assert_eq!(expected_cents(&comp, &weights), exact(&comp), "{comp:?}");
         }
     }
 }

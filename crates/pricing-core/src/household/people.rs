@@ -124,6 +124,12 @@ impl People {
         }
     }
 
+    /// Every slot, and how many hold people (the rest hold copies of
+    /// earlier people): for sums that mask rather than branch.
+    pub(crate) fn slots(&self) -> (&[Person; MAX_PEOPLE], usize) {
+        (&self.items, usize::from(self.len))
+    }
+
     /// The people as a slice, employee first.
     #[must_use]
     pub fn as_slice(&self) -> &[Person] {

@@ -5,7 +5,7 @@ use time::macros::date;
 use sha2::{Digest, Sha256};
 
 use super::*;
-use crate::census::{Dependent, EmploymentType, MemberStatus};
+use crate::census::{Dependent, EmploymentType, MemberStatus, Relationship};
 use crate::rate_card::tests::card;
 
 const START: Date = date!(2026 - 01 - 01);
@@ -282,4 +282,112 @@ fn areas_without_benchmarks_are_priced_as_the_states_median_and_say_so() {
     );
     let r = RatedCensus::build(&[at("E1", "60601")], ctx(&c)).unwrap();
     assert!(!r.assumptions.iter().any(|a| a.contains("public benchmark")));
+}
+
+/// A census in household-key order (ids ascending), of every kind of
+/// household: unknown ones, undated children, excluded members, ZIPs
+/// without a priced area, a stand-in area.
+fn ordered_census() -> Vec<CensusMember> {
+    use Relationship::*;
+    let undated = |rel| Dependent {
+        relationship: rel,
+        name: None,
+        dob: None,
+        age: None,
+        sex_at_birth: None,
+    };
+    (0..40)
+        .map(|i| {
+            let mut m = member(&format!("E-{i:03}"), Some(vec![]));
+            m.zip = ["10001", "94103", "10001", "99999", "32456"][i % 5].to_owned();
+            m.dependents = match i % 6 {
+                0 => None,
+                1 => Some(vec![dep(Spouse, 33)]),
+                2 => Some(vec![undated(Child), dep(Child, 3), dep(Child, 12)]),
+                // Whether the undated child is charged depends on the
+                // default child age (the three oldest under 21 are).
+                3 => Some(vec![
+                    dep(Child, 4),
+                    undated(Other),
+                    undated(Spouse),
+                    dep(Child, 2),
+                    dep(Child, 9),
+                ]),
+                4 => Some(vec![]),
+                _ => Some(vec![
+                    dep(DomesticPartner, 40),
+                    undated(Child),
+                    dep(Child, 7),
+                ]),
+            };
+            if i % 7 == 3 {
+                m.employment_type = Some(EmploymentType::Contractor);
+            }
+            if i % 11 == 5 {
+                m.status = Some(MemberStatus::Terminated);
+            }
+            if i % 4 == 1 {
+                m.employment_type = Some(EmploymentType::PartTime);
+            }
+            m
+        })
+        .collect()
+}
+
+/// The census as JSON, with each household's row given as its row in
+/// `rows` (the census it was built from, before reordering).
+fn normalised(r: &RatedCensus, rows: &[usize]) -> serde_json::Value {
+    let mut r = r.clone();
+    for h in &mut r.households {
+        h.row = rows[h.row];
+    }
+    serde_json::to_value(&r).unwrap()
+}
+
+#[test]
+fn rows_in_key_order_and_in_any_order_give_the_same_census() {
+    let default_card = card();
+    // A group whose primary area sets another default child age than the
+    // card's default layer: households are shaped again.
+    let override_card = RateCard::from_toml_str(&crate::rate_card::tests::TEST_CARD.replacen(
+        "[layers.\"state:NY\"]\n",
+        "[layers.\"state:NY\"]\ndefault_child_age = 25\n",
+        1,
+    ))
+    .unwrap();
+    let census = ordered_census();
+    let n = census.len();
+    let reversed: Vec<CensusMember> = census.iter().rev().cloned().collect();
+    let mut swapped = census.clone();
+    swapped.swap(2, 30);
+    let identity: Vec<usize> = (0..n).collect();
+    let back: Vec<usize> = (0..n).rev().collect();
+    let mut unswap = identity.clone();
+    unswap.swap(2, 30);
+    for (card, child_age) in [(&default_card, 10), (&override_card, 25)] {
+        for fallback_zip in [None, Some("94110")] {
+            let mut c = ctx(card);
+            c.fallback_zip = fallback_zip;
+            let sorted = RatedCensus::build(&census, c).unwrap();
+            assert_eq!(sorted.group.default_child_age, child_age);
+            assert_eq!(sorted.primary().area, "NY-01");
+            assert!(
+                sorted
+                    .assumptions
+                    .iter()
+                    .any(|a| a.contains(&format!("child: {child_age})")))
+            );
+            let uncharged = sorted.assumptions.iter().any(|a| a.contains("not charged"));
+            assert_eq!(uncharged, child_age < 21);
+            let expect = normalised(&sorted, &identity);
+            assert_eq!(
+                normalised(&RatedCensus::build(&reversed, c).unwrap(), &back),
+                expect
+            );
+            assert_eq!(
+                normalised(&RatedCensus::build(&swapped, c).unwrap(), &unswap),
+                expect
+            );
+        }
+    }
 }

@@ -262,3 +262,29 @@ fn invalid_cards_are_rejected_with_a_reason() {
         "partner:prt_0123456789ab",
     );
 }
+
+#[test]
+fn zip_numbers_are_five_ascii_digits() {
+    let parsed = |z: &str| -> Option<usize> {
+        (z.len() == 5 && z.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| z.parse().ok())
+            .flatten()
+    };
+    for z in [
+        "00000",
+        "94103",
+        "99999",
+        "02108",
+        "9410",
+        "941033",
+        "+9410",
+        "9410a",
+        " 9410",
+        "",
+        "\u{661}\u{662}\u{663}\u{664}\u{665}",
+        "1234\u{e9}",
+    ] {
+        assert_eq!(zip_number(z), parsed(z), "{z:?}");
+    }
+    assert_eq!(zip_number("02108"), Some(2108));
+}

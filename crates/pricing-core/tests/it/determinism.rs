@@ -105,7 +105,7 @@ fn layers_by_key(r: &RatedCensus, sim: &Simulation) -> BTreeMap<String, [i64; 2]
     r.households
         .iter()
         .zip(diamond.household_layer.iter().zip(&value.household_layer))
-        .map(|(h, (&d, &v))| (h.key.clone(), [d, v]))
+        .map(|(h, (&d, &v))| (h.key.to_string(), [d, v]))
         .collect()
 }
 

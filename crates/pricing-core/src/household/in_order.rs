@@ -1,0 +1,148 @@
+//! Normalising a census whose rows come in household-key order: every row
+//! keyed by its own `external_id`, each greater than the row before's (as
+//! payroll exports sorted by employee id are). Each counted employee's
+//! household is then built as its row is read, in the one pass that checks
+//! the rows, rather than in a second pass over them in key order.
+//!
+//! Two things are only known once every row is read: the market of
+//! employees whose ZIP has none (the company ZIP's, else the primary
+//! market), and the group's default child age (the primary area's layer
+//! chain may set it). Such employees are rated at the stand-in once it is
+//! known, and households are shaped with the card's default child age for
+//! the partner, then shaped again in the rare case the group's differs.
+
+use crate::census::CensusMember;
+use crate::error::PricingError;
+use crate::household::assemble::{Parts, Tally};
+use crate::household::markets::MarketSlots;
+use crate::household::shape::{AgeClock, Stats, shape_into};
+use crate::household::{CensusContext, Excluded, Household, RatedCensus};
+use crate::rate_card::AreaIdx;
+
+/// The households built so far, with what finishing them needs.
+#[derive(Debug)]
+pub(super) struct InRowOrder<'c> {
+    places: MarketSlots<'c>,
+    households: Vec<Household>,
+    /// Households whose ZIP has no priced area.
+    unmapped: Vec<usize>,
+    /// Households that the default child age rated someone in.
+    child_age_used: Vec<usize>,
+    stats: Stats,
+    tally: Tally,
+    clock: AgeClock,
+    /// The default child age households are shaped with.
+    child_age: u32,
+}
+
+impl<'c> InRowOrder<'c> {
+    /// Room for `rows` households.
+    pub(super) fn new(ctx: CensusContext<'c>, rows: usize) -> Self {
+        Self {
+            places: MarketSlots::new(ctx.card, ctx.partner),
+            households: Vec::with_capacity(rows),
+            unmapped: Vec::new(),
+            child_age_used: Vec::new(),
+            stats: Stats::default(),
+            tally: Tally::default(),
+            clock: AgeClock::new(ctx.plan_year_start),
+            child_age: ctx.card.default_child_age(ctx.partner).unwrap_or(0),
+        }
+    }
+
+    /// Adds the household of the counted employee on row `row`, keyed by
+    /// `id`, whose ZIP is in `area`.
+    pub(super) fn push(&mut self, row: usize, m: &CensusMember, id: &str, area: Option<AreaIdx>) {
+        let index = self.households.len();
+        // Written where it is stored: pushed as a template, filled in place.
+        self.households.push(Household::TEMPLATE);
+        let Some(h) = self.households.last_mut() else {
+            return;
+        };
+        match self.places.place(area) {
+            Some(market) => h.market = market,
+            None => self.unmapped.push(index),
+        }
+        let shaped = shape_into(&mut h.shape, m, self.clock, self.child_age, &mut self.stats);
+        self.tally.add(shaped.known);
+        if shaped.child_age_used {
+            self.child_age_used.push(index);
+        }
+        h.key.set(id, 0);
+        h.keyed_by_external_id = true;
+        h.row = row;
+    }
+
+    /// The rated census, once every row was pushed.
+    ///
+    /// # Errors
+    /// [`PricingError::MarketUnavailable`] when no ZIP has a priced market,
+    /// [`PricingError::RateCard`] when the card cannot price the group.
+    pub(super) fn finish(
+        self,
+        members: &[CensusMember],
+        ctx: CensusContext<'_>,
+        excluded: Excluded,
+    ) -> Result<RatedCensus, PricingError> {
+        let Self {
+            mut places,
+            mut households,
+            unmapped,
+            child_age_used,
+            mut stats,
+            tally,
+            clock,
+            child_age,
+        } = self;
+        let card = ctx.card;
+        let fallback = ctx
+            .fallback_zip
+            .and_then(|zip| card.area_for_zip(zip))
+            .and_then(|area| places.market_of(area));
+        let primary_market = places.primary(fallback)?;
+        let primary_area = places
+            .markets()
+            .get(primary_market)
+            .and_then(|m| card.area_for_id(&m.area));
+        let group = card
+            .group_params(primary_area, ctx.partner)
+            .map_err(|e| PricingError::RateCard(e.to_string()))?;
+        let stand_in = fallback.unwrap_or(primary_market);
+        for &i in &unmapped {
+            if let Some(h) = households.get_mut(i) {
+                h.market = stand_in;
+            }
+        }
+        stats.unmapped = unmapped.len();
+        if group.default_child_age != child_age {
+            for &i in &child_age_used {
+                let Some(h) = households.get_mut(i) else {
+                    continue;
+                };
+                let Some(m) = members.get(h.row) else {
+                    continue;
+                };
+                let mut before = Stats::default();
+                let mut scratch = Household::TEMPLATE.shape;
+                shape_into(&mut scratch, m, clock, child_age, &mut before);
+                let mut after = Stats::default();
+                shape_into(&mut h.shape, m, clock, group.default_child_age, &mut after);
+                stats.replace(&before, &after);
+            }
+        }
+        Ok(RatedCensus::assemble(
+            members,
+            ctx,
+            Parts {
+                households,
+                markets: places.into_markets(),
+                primary_market,
+                stand_in,
+                group,
+                stats,
+                tally,
+                excluded,
+            },
+        ))
+    }
+}
