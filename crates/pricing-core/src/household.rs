@@ -24,7 +24,7 @@ use in_order::InRowOrder;
 pub use key_text::HouseholdKey;
 use keys::{Keyed, Order, keyed_rows_after};
 pub use keys::{canonical_json, household_keys};
-use markets::MarketSlots;
+use markets::{MarketSlots, Settled};
 pub use people::{COMPOSITIONS, MAX_PEOPLE, People, Person, Place, Tier};
 use rules::{IdOrder, WideRules};
 use shape::{AgeClock, Stats, shape_into};
@@ -254,20 +254,11 @@ impl RatedCensus {
             .iter()
             .map(|k| places.place(areas.get(k.row()).copied().flatten().flatten()))
             .collect();
-        let fallback = ctx
-            .fallback_zip
-            .and_then(|zip| card.area_for_zip(zip))
-            .and_then(|area| places.market_of(area));
-        let primary_market = places.primary(fallback)?;
-        let primary_area = places
-            .markets()
-            .get(primary_market)
-            .and_then(|m| card.area_for_id(&m.area));
-        let group = card
-            .group_params(primary_area, ctx.partner)
-            .map_err(|e| PricingError::RateCard(e.to_string()))?;
-
-        let stand_in = fallback.unwrap_or(primary_market);
+        let Settled {
+            primary_market,
+            group,
+            stand_in,
+        } = places.settle(ctx.fallback_zip)?;
         // Households are written where they are stored: each is pushed as
         // a template and filled in place.
         let mut households = Vec::with_capacity(order.len());

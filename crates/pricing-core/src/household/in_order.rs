@@ -14,7 +14,7 @@
 use crate::census::CensusMember;
 use crate::error::PricingError;
 use crate::household::assemble::{Parts, Tally};
-use crate::household::markets::MarketSlots;
+use crate::household::markets::{MarketSlots, Settled};
 use crate::household::shape::{AgeClock, Stats, shape_into};
 use crate::household::{CensusContext, Excluded, Household, RatedCensus};
 use crate::rate_card::AreaIdx;
@@ -94,20 +94,11 @@ impl<'c> InRowOrder<'c> {
             clock,
             child_age,
         } = self;
-        let card = ctx.card;
-        let fallback = ctx
-            .fallback_zip
-            .and_then(|zip| card.area_for_zip(zip))
-            .and_then(|area| places.market_of(area));
-        let primary_market = places.primary(fallback)?;
-        let primary_area = places
-            .markets()
-            .get(primary_market)
-            .and_then(|m| card.area_for_id(&m.area));
-        let group = card
-            .group_params(primary_area, ctx.partner)
-            .map_err(|e| PricingError::RateCard(e.to_string()))?;
-        let stand_in = fallback.unwrap_or(primary_market);
+        let Settled {
+            primary_market,
+            group,
+            stand_in,
+        } = places.settle(ctx.fallback_zip)?;
         for &i in &unmapped {
             if let Some(h) = households.get_mut(i) {
                 h.market = stand_in;

@@ -3,12 +3,23 @@
 //! primary one.
 
 use crate::error::PricingError;
-use crate::rate_card::{AreaIdx, Market, RateCard};
+use crate::rate_card::{AreaIdx, GroupParams, Market, RateCard};
 
 /// A card area not met yet.
 const UNSEEN: usize = usize::MAX;
 /// A card area the card does not price.
 const UNPRICED: usize = usize::MAX - 1;
+
+/// Where a census is rated ([`MarketSlots::settle`]).
+#[derive(Debug)]
+pub(super) struct Settled {
+    /// The primary market.
+    pub primary_market: usize,
+    /// The group's parameters, from the primary market's area.
+    pub group: GroupParams,
+    /// The market of households whose ZIP the card does not price.
+    pub stand_in: usize,
+}
 
 /// The markets met so far.
 #[derive(Debug)]
@@ -77,9 +88,33 @@ impl<'c> MarketSlots<'c> {
             .ok_or(PricingError::MarketUnavailable)
     }
 
-    /// The markets, in order.
-    pub(super) fn markets(&self) -> &[Market] {
-        &self.markets
+    /// Where the census is rated, once every household is placed: the
+    /// primary market ([`MarketSlots::primary`], the company ZIP's market
+    /// `fallback_zip` standing in when no employee has one), the group's
+    /// parameters from its area, and the market of households whose ZIP
+    /// the card does not price (the company ZIP's, else the primary).
+    ///
+    /// # Errors
+    /// [`PricingError::MarketUnavailable`] without a market;
+    /// [`PricingError::RateCard`] when the card has no parameters for it.
+    pub(super) fn settle(&mut self, fallback_zip: Option<&str>) -> Result<Settled, PricingError> {
+        let card = self.card;
+        let fallback = fallback_zip
+            .and_then(|zip| card.area_for_zip(zip))
+            .and_then(|area| self.market_of(area));
+        let primary_market = self.primary(fallback)?;
+        let primary_area = self
+            .markets
+            .get(primary_market)
+            .and_then(|m| card.area_for_id(&m.area));
+        let group = card
+            .group_params(primary_area, self.partner)
+            .map_err(|e| PricingError::RateCard(e.to_string()))?;
+        Ok(Settled {
+            primary_market,
+            group,
+            stand_in: fallback.unwrap_or(primary_market),
+        })
     }
 
     pub(super) fn into_markets(self) -> Vec<Market> {
