@@ -95,6 +95,21 @@ pub(crate) async fn render(
     Ok(html(status, &page(state, admin, step, submitted).await?))
 }
 
+/// The page of `step`.
+fn step_url(step: StepId) -> String {
+    format!("/portal/steps/{}", slug(step))
+}
+
+/// Where a saved step goes: back to its page (a step with more to do),
+/// or to the dashboard, which says it was saved.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Then {
+    /// The step's page.
+    Back,
+    /// The dashboard.
+    Dashboard,
+}
+
 /// What a step's POST did: back to the page after a success, or the page
 /// again with the refusal.
 pub(crate) async fn finish(
@@ -103,10 +118,13 @@ pub(crate) async fn finish(
     step: StepId,
     form: Submitted,
     result: Result<(), ServiceError>,
-    then: &str,
+    then: Then,
 ) -> Result<HttpResponse, PageError> {
     match result {
-        Ok(()) => Ok(redirect(then)),
+        Ok(()) => Ok(redirect(&match then {
+            Then::Back => step_url(step),
+            Then::Dashboard => format!("/portal/dashboard?saved={}", step.as_str()),
+        })),
         Err(ServiceError::Invalid(errors)) => {
             render(state, admin, step, Some(form.with_errors(errors))).await
         }
@@ -155,7 +173,7 @@ pub(crate) async fn save_profile(
     admin: Admin,
     form: web::Form<ProfileForm>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, "/portal/steps/company-profile")?;
+    admin.check(&form.csrf, &step_url(StepId::CompanyProfile))?;
     let f = form.into_inner();
     let input = ProfileInput {
         legal_name: some(&f.legal_name),
@@ -192,17 +210,13 @@ pub(crate) async fn save_profile(
             ("signatory_title", &f.signatory_title),
         ],
     );
-    let then = format!(
-        "/portal/dashboard?saved={}",
-        StepId::CompanyProfile.as_str()
-    );
     finish(
         &state,
         &admin,
         StepId::CompanyProfile,
         submitted,
         result,
-        &then,
+        Then::Dashboard,
     )
     .await
 }
@@ -220,8 +234,7 @@ pub(crate) async fn verify(
     admin: Admin,
     form: web::Form<CsrfOnly>,
 ) -> Result<HttpResponse, PageError> {
-    let back = format!("/portal/steps/{}", slug(StepId::BusinessVerification));
-    admin.check(&form.csrf, &back)?;
+    admin.check(&form.csrf, &step_url(StepId::BusinessVerification))?;
     let a = &admin.account;
     let result = state
         .onboarding
@@ -235,7 +248,7 @@ pub(crate) async fn verify(
         StepId::BusinessVerification,
         submitted,
         result,
-        &back,
+        Then::Back,
     )
     .await
 }
@@ -261,7 +274,7 @@ pub(crate) async fn save_bank(
     admin: Admin,
     form: web::Form<BankForm>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, "/portal/steps/banking")?;
+    admin.check(&form.csrf, &step_url(StepId::Banking))?;
     let f = form.into_inner();
     let a = &admin.account;
     let result = state
@@ -293,7 +306,7 @@ pub(crate) async fn save_bank(
         StepId::Banking,
         submitted,
         result,
-        "/portal/steps/banking",
+        Then::Back,
     )
     .await
 }
@@ -315,7 +328,7 @@ pub(crate) async fn confirm_deposits(
     admin: Admin,
     form: web::Form<DepositsForm>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, "/portal/steps/banking")?;
+    admin.check(&form.csrf, &step_url(StepId::Banking))?;
     let submitted = Submitted::values(
         "deposits",
         &[
@@ -347,7 +360,7 @@ pub(crate) async fn confirm_deposits(
         StepId::Banking,
         submitted,
         result,
-        "/portal/steps/banking",
+        Then::Back,
     )
     .await
 }
@@ -388,7 +401,7 @@ pub(crate) async fn save_plan(
     admin: Admin,
     form: web::Form<PlanForm>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, "/portal/steps/plan-setup")?;
+    admin.check(&form.csrf, &step_url(StepId::PlanSetup))?;
     let f = form.into_inner();
     let mut errors = Vec::new();
     let pct = number(
@@ -431,7 +444,7 @@ pub(crate) async fn save_plan(
         StepId::PlanSetup,
         submitted,
         result,
-        "/portal/steps/plan-setup",
+        Then::Back,
     )
     .await
 }
@@ -454,7 +467,7 @@ pub(crate) async fn sign_plan(
     req: HttpRequest,
     form: web::Form<SignForm>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, "/portal/steps/plan-setup")?;
+    admin.check(&form.csrf, &step_url(StepId::PlanSetup))?;
     let f = form.into_inner();
     let accepted = f.accepted.as_deref() == Some("true");
     let a = &admin.account;
@@ -483,8 +496,15 @@ pub(crate) async fn sign_plan(
             ("accepted", if accepted { "true" } else { "" }),
         ],
     );
-    let then = format!("/portal/dashboard?saved={}", StepId::PlanSetup.as_str());
-    finish(&state, &admin, StepId::PlanSetup, submitted, result, &then).await
+    finish(
+        &state,
+        &admin,
+        StepId::PlanSetup,
+        submitted,
+        result,
+        Then::Dashboard,
+    )
+    .await
 }
 
 /// Sends (or, in test mode, records) the employee invitations.
@@ -494,17 +514,13 @@ pub(crate) async fn invite(
     admin: Admin,
     form: web::Form<CsrfOnly>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, "/portal/steps/employee-invitations")?;
+    admin.check(&form.csrf, &step_url(StepId::EmployeeInvitations))?;
     let a = &admin.account;
     let result = state
         .onboarding
         .send_invitations(&a.scope, &a.enrollment_id)
         .await
         .map(drop);
-    let then = format!(
-        "/portal/dashboard?saved={}",
-        StepId::EmployeeInvitations.as_str()
-    );
     let submitted = Submitted::values("invite", &[]);
     finish(
         &state,
@@ -512,7 +528,7 @@ pub(crate) async fn invite(
         StepId::EmployeeInvitations,
         submitted,
         result,
-        &then,
+        Then::Dashboard,
     )
     .await
 }
