@@ -87,14 +87,9 @@ impl Ready {
 /// The price-on-plan service.
 #[derive(Clone)]
 pub struct PriceOnPlan {
-    groups: Arc<dyn GroupStore>,
-    quotes: Arc<dyn QuoteStore>,
-    jobs: Arc<dyn JobStore>,
-    clock: Arc<dyn Clock>,
-    entropy: Arc<dyn Entropy>,
+    ports: PriceOnPlanPorts,
     card: Arc<RateCard>,
     wait_budget: Duration,
-    waker: Arc<dyn JobWaker>,
 }
 
 /// The ports of the price-on-plan service.
@@ -119,14 +114,9 @@ impl PriceOnPlan {
     #[must_use]
     pub fn new(ports: PriceOnPlanPorts, card: Arc<RateCard>, wait_budget: Duration) -> Self {
         Self {
-            groups: ports.groups,
-            quotes: ports.quotes,
-            jobs: ports.jobs,
-            clock: ports.clock,
-            entropy: ports.entropy,
+            ports,
             card,
             wait_budget,
-            waker: ports.waker,
         }
     }
 
@@ -134,7 +124,7 @@ impl PriceOnPlan {
     /// of next month.
     #[must_use]
     pub fn plan_year_start(&self) -> Date {
-        next_month_start(date_of(self.clock.now_ms().div_euclid(1000)))
+        next_month_start(date_of(self.ports.clock.now_ms().div_euclid(1000)))
     }
 
     /// The digest by which the same request finds its quote again: the
@@ -189,14 +179,15 @@ impl PriceOnPlan {
     /// # Errors
     /// Store failures.
     pub async fn find(&self, scope: &Scope, digest: &str) -> Result<Option<Outcome>, ServiceError> {
-        let now = self.clock.now_ms().div_euclid(1000);
-        let Some(quote) = self.quotes.lead_quote(scope, digest, now).await? else {
+        let now = self.ports.clock.now_ms().div_euclid(1000);
+        let Some(quote) = self.ports.quotes.lead_quote(scope, digest, now).await? else {
             return Ok(None);
         };
         if quote.status != QuoteStatus::Pricing {
             return Ok(Some(Outcome::Finished(quote)));
         }
         let open = self
+            .ports
             .jobs
             .open_job(scope, &quote.group_id, JobKind::PriceOnPlan)
             .await?;
@@ -299,7 +290,7 @@ impl PriceOnPlan {
             .company
             .as_ref()
             .and_then(|c| c.domain.as_deref())
-            && self.groups.domain_held(scope.mode, domain).await?
+            && self.ports.groups.domain_held(scope.mode, domain).await?
         {
             return Err(domain_taken());
         }
@@ -321,7 +312,7 @@ impl PriceOnPlan {
         digest: &str,
         received: Instant,
     ) -> Result<Outcome, ServiceError> {
-        let now_ms = self.clock.now_ms();
+        let now_ms = self.ports.clock.now_ms();
         let now = now_ms.div_euclid(1000);
         let preview = ready.prepared.preview();
         let doc = Document {
@@ -333,7 +324,7 @@ impl PriceOnPlan {
         };
         let body = QuoteDocument::PriceOnPlan(Box::new(doc));
         let inline = !self.wait_budget.is_zero();
-        let minter = Minter::new(self.entropy.as_ref());
+        let minter = Minter::new(self.ports.entropy.as_ref());
         let members = &ready.input.census;
         let digest_of_census = rating_digest(members);
         let expiry_days = self
@@ -401,7 +392,11 @@ impl PriceOnPlan {
                 group,
                 quote,
             };
-            self.quotes.insert_lead(&lead).await.map(|()| Ok(lead))
+            self.ports
+                .quotes
+                .insert_lead(&lead)
+                .await
+                .map(|()| Ok(lead))
         })
         .await;
         let lead = match stored {
@@ -411,7 +406,7 @@ impl PriceOnPlan {
         };
         let Lead { quote, job, .. } = lead;
         if !inline {
-            self.waker.job_queued();
+            self.ports.waker.job_queued();
             return Ok(Outcome::Pending(quote));
         }
 
@@ -452,10 +447,14 @@ impl PriceOnPlan {
         let finished = self.finish_quote(pending, priced, assumptions).await;
         match &finished {
             Ok(_) => {
-                self.jobs.complete_job(job, attempt, &[], None).await?;
+                self.ports
+                    .jobs
+                    .complete_job(job, attempt, &[], None)
+                    .await?;
             }
             Err(e) => {
-                self.jobs
+                self.ports
+                    .jobs
                     .fail_job(job, attempt, None, &e.to_string())
                     .await?;
             }
@@ -474,10 +473,11 @@ impl PriceOnPlan {
         answer.assumptions.extend(assumptions);
         let status = QuoteStatus::from(answer.status);
         let mut doc = Document::of(pending)?;
-        doc.generated_at = Some(self.clock.now_ms().div_euclid(1000));
+        doc.generated_at = Some(self.ports.clock.now_ms().div_euclid(1000));
         doc.answer = Some(answer);
         let body = QuoteDocument::PriceOnPlan(Box::new(doc));
         match self
+            .ports
             .quotes
             .update_quote(&pending.scope, &pending.id, status, &body, &[])
             .await
@@ -489,7 +489,7 @@ impl PriceOnPlan {
             }),
             // Another worker finished it first: its answer is the same.
             Err(StoreError::Conflict(Conflict::QuoteStatusMoved)) => {
-                Ok(self.quotes.quote(&pending.scope, &pending.id).await?)
+                Ok(self.ports.quotes.quote(&pending.scope, &pending.id).await?)
             }
             Err(e) => Err(e.into()),
         }

@@ -254,12 +254,7 @@ pub fn group_pricing_digest(group: &Group) -> Option<String> {
 /// The quotes service.
 #[derive(Clone)]
 pub struct Quotes {
-    groups: Arc<dyn GroupStore>,
-    census: Arc<dyn CensusStore>,
-    quotes: Arc<dyn QuoteStore>,
-    jobs: Arc<dyn JobStore>,
-    clock: Arc<dyn Clock>,
-    entropy: Arc<dyn Entropy>,
+    ports: QuotePorts,
     card: Arc<RateCard>,
 }
 
@@ -284,15 +279,7 @@ impl Quotes {
     /// The service over its ports and the rate card in use.
     #[must_use]
     pub fn new(ports: QuotePorts, card: Arc<RateCard>) -> Self {
-        Self {
-            groups: ports.groups,
-            census: ports.census,
-            quotes: ports.quotes,
-            jobs: ports.jobs,
-            clock: ports.clock,
-            entropy: ports.entropy,
-            card,
-        }
+        Self { ports, card }
     }
 
     /// The use case of `POST /groups/{id}/quotes`: checks every field of
@@ -311,7 +298,7 @@ impl Quotes {
         body: QuoteBody,
         charge: impl AsyncFnOnce() -> Result<(), E>,
     ) -> Result<Quote, E> {
-        let today = date_of(self.clock.now_ms().div_euclid(1000));
+        let today = date_of(self.ports.clock.now_ms().div_euclid(1000));
         let input = body.validate(today)?;
         let (start, contribution) = input.resolve(today).map_err(ServiceError::Invalid)?;
         let group = self.check_rates(scope, group_id).await?;
@@ -336,7 +323,7 @@ impl Quotes {
         group_id: &GroupId,
         input: QuoteInput,
     ) -> Result<Quote, ServiceError> {
-        let today = date_of(self.clock.now_ms().div_euclid(1000));
+        let today = date_of(self.ports.clock.now_ms().div_euclid(1000));
         let (start, contribution) = input.resolve(today).map_err(ServiceError::Invalid)?;
         let group = self.check_rates(scope, group_id).await?;
         self.price(scope, &group, input.plan, start, contribution)
@@ -354,9 +341,10 @@ impl Quotes {
         contribution: u32,
     ) -> Result<Quote, ServiceError> {
         let group_id = &group.id;
-        let now_ms = self.clock.now_ms();
+        let now_ms = self.ports.clock.now_ms();
         let now = now_ms.div_euclid(1000);
         let members: Vec<CensusMember> = self
+            .ports
             .census
             .census(scope, group_id)
             .await?
@@ -367,6 +355,7 @@ impl Quotes {
         // between the reads makes this quote stale, never wrongly current.
         let digest = rating_digest(&members);
         let cached = self
+            .ports
             .jobs
             .latest_result(scope, group_id, JobKind::MarketComparison)
             .await?
@@ -398,7 +387,7 @@ impl Quotes {
         )));
         let status = QuoteStatus::from(priced.status);
         let expires_at = now.saturating_add(i64::from(priced.expires_after_days) * 86_400);
-        let minter = Minter::new(self.entropy.as_ref());
+        let minter = Minter::new(self.ports.entropy.as_ref());
         let template = Quote {
             acceptance: None,
             id: minter.quote_id_at(now_ms),
@@ -418,7 +407,7 @@ impl Quotes {
             if !std::mem::take(&mut first) {
                 quote.id = minter.quote_id_at(now_ms);
             }
-            let store = Arc::clone(&self.quotes);
+            let store = Arc::clone(&self.ports.quotes);
             async move {
                 store.insert_quote(&quote, &[]).await?;
                 Ok(quote)
@@ -437,8 +426,9 @@ impl Quotes {
         scope: &Scope,
         group_id: &GroupId,
     ) -> Result<Group, ServiceError> {
-        let group = self.groups.group(scope, group_id).await?;
+        let group = self.ports.groups.group(scope, group_id).await?;
         if self
+            .ports
             .jobs
             .open_job(scope, group_id, JobKind::MarketComparison)
             .await?
@@ -456,7 +446,7 @@ impl Quotes {
     /// # Errors
     /// [`ServiceError::NotFound`] outside the scope.
     pub async fn get(&self, scope: &Scope, id: &QuoteId) -> Result<Quote, ServiceError> {
-        Ok(self.quotes.quote(scope, id).await?)
+        Ok(self.ports.quotes.quote(scope, id).await?)
     }
 
     /// The group's quotes that `filter` keeps, newest first.
@@ -471,8 +461,8 @@ impl Quotes {
         page: &PageRequest,
     ) -> Result<Page<Quote>, ServiceError> {
         // An unknown group is not found, not an empty list.
-        self.groups.group(scope, group).await?;
-        Ok(self.quotes.quotes(scope, group, filter, page).await?)
+        self.ports.groups.group(scope, group).await?;
+        Ok(self.ports.quotes.quotes(scope, group, filter, page).await?)
     }
 
     /// Underwriting finalizes an `in_review` quote: it becomes `ready` and
@@ -482,24 +472,25 @@ impl Quotes {
     /// [`ServiceError::NotFound`] outside the scope;
     /// [`QuoteRefusal::NotInReview`] unless the quote is `in_review`.
     pub async fn finalize(&self, scope: &Scope, id: &QuoteId) -> Result<Quote, ServiceError> {
-        let mut quote = self.quotes.quote(scope, id).await?;
+        let mut quote = self.ports.quotes.quote(scope, id).await?;
         let next = quote.status.finalize().map_err(|_| {
             ServiceError::from(QuoteRefusal::NotInReview {
                 status: quote.status,
             })
         })?;
-        let minter = Minter::new(self.entropy.as_ref());
+        let minter = Minter::new(self.ports.entropy.as_ref());
         let event = NewEvent {
             id: minter.event_id(),
             scope: scope.clone(),
-            created_at: self.clock.now_ms().div_euclid(1000),
+            created_at: self.ports.clock.now_ms().div_euclid(1000),
             data: EventData::QuoteFinalized(QuoteFinalized {
                 quote_id: quote.id.clone(),
                 group_id: quote.group_id.clone(),
                 status: next.as_str().to_owned(),
             }),
         };
-        self.quotes
+        self.ports
+            .quotes
             .update_quote(scope, id, next, &quote.body, std::slice::from_ref(&event))
             .await?;
         quote.status = next;
@@ -511,7 +502,7 @@ impl Quotes {
     /// # Errors
     /// As [`Quotes::finalize`].
     pub async fn finalize_any(&self, id: &QuoteId) -> Result<Quote, ServiceError> {
-        let quote = self.quotes.find_quote(id).await?;
+        let quote = self.ports.quotes.find_quote(id).await?;
         self.finalize(&quote.scope, id).await
     }
 }

@@ -88,16 +88,7 @@ pub struct TestDelivery {
 /// The webhook service and dispatcher.
 #[derive(Clone)]
 pub struct Webhooks {
-    endpoints: Arc<dyn WebhookStore>,
-    outbox: Arc<dyn OutboxStore>,
-    partners: Arc<dyn PartnerStore>,
-    deliverer: Arc<dyn Deliverer>,
-    sealer: Arc<dyn Sealer>,
-    clock: Arc<dyn Clock>,
-    entropy: Arc<dyn Entropy>,
-    users: Arc<dyn PartnerUserStore>,
-    mailbox: Mailbox,
-    base_url: Arc<str>,
+    ports: WebhookPorts,
     settings: WebhookSettings,
 }
 
@@ -182,19 +173,7 @@ impl Webhooks {
     /// The service over its ports.
     #[must_use]
     pub fn new(ports: WebhookPorts, settings: WebhookSettings) -> Self {
-        Self {
-            endpoints: ports.endpoints,
-            outbox: ports.outbox,
-            partners: ports.partners,
-            deliverer: ports.deliverer,
-            sealer: ports.sealer,
-            clock: ports.clock,
-            entropy: ports.entropy,
-            users: ports.users,
-            mailbox: ports.mailbox,
-            base_url: ports.base_url,
-            settings,
-        }
+        Self { ports, settings }
     }
 
     /// Registers the scope's endpoint with a fresh secret, replacing any
@@ -209,17 +188,19 @@ impl Webhooks {
         let insecure = self.settings.allow_insecure_endpoints;
         check_url(url, insecure).map_err(|e| ServiceError::Invalid(vec![e]))?;
         if !insecure {
-            self.deliverer
+            self.ports
+                .deliverer
                 .check_host(url)
                 .await
                 .map_err(|why| ServiceError::Invalid(vec![FieldError::new("url", why)]))?;
         }
-        if let Some(old) = self.endpoints.endpoint(scope).await?
+        if let Some(old) = self.ports.endpoints.endpoint(scope).await?
             && old.state == EndpointState::Disabled
             && old.url == url
             && let Some((secret, _)) = self.open_secret(&old)
         {
-            self.endpoints
+            self.ports
+                .endpoints
                 .set_health(scope, old.created_at, EndpointState::Enabled, None, &[])
                 .await?;
             return Ok(Registered {
@@ -227,17 +208,20 @@ impl Webhooks {
                 secret,
             });
         }
-        let secret = secret_from_bytes(Minter::new(self.entropy.as_ref()).secret32());
+        let secret = secret_from_bytes(Minter::new(self.ports.entropy.as_ref()).secret32());
         let endpoint = WebhookEndpoint {
             scope: scope.clone(),
             url: url.to_owned(),
-            sealed_secret: self.sealer.seal(secret.as_bytes(), &seal_context(scope)),
-            created_at: self.clock.now_ms().div_euclid(1000),
+            sealed_secret: self
+                .ports
+                .sealer
+                .seal(secret.as_bytes(), &seal_context(scope)),
+            created_at: self.ports.clock.now_ms().div_euclid(1000),
             state: EndpointState::Enabled,
             failing_since_ms: None,
             previous_secret: None,
         };
-        self.endpoints.put_endpoint(&endpoint).await?;
+        self.ports.endpoints.put_endpoint(&endpoint).await?;
         Ok(Registered {
             url: endpoint.url,
             secret,
@@ -266,15 +250,19 @@ impl Webhooks {
             )]));
         }
         let endpoint = self.endpoint(scope).await?;
-        let now = self.clock.now_ms().div_euclid(1000);
-        let secret = secret_from_bytes(Minter::new(self.entropy.as_ref()).secret32());
-        let sealed = self.sealer.seal(secret.as_bytes(), &seal_context(scope));
+        let now = self.ports.clock.now_ms().div_euclid(1000);
+        let secret = secret_from_bytes(Minter::new(self.ports.entropy.as_ref()).secret32());
+        let sealed = self
+            .ports
+            .sealer
+            .seal(secret.as_bytes(), &seal_context(scope));
         let previous = (grace > 0).then(|| crate::webhook::PreviousSecret {
             sealed: endpoint.sealed_secret.clone(),
             expires_at: now.saturating_add(i64::from(grace).saturating_mul(3600)),
         });
         let expires = previous.as_ref().map(|p| p.expires_at);
         if !self
+            .ports
             .endpoints
             .rotate_secret(scope, endpoint.created_at, sealed, previous)
             .await?
@@ -289,7 +277,7 @@ impl Webhooks {
 
     /// The scope's endpoint when deliveries can be sent to it.
     async fn enabled_endpoint(&self, scope: &Scope) -> Result<WebhookEndpoint, ServiceError> {
-        match self.endpoints.endpoint(scope).await? {
+        match self.ports.endpoints.endpoint(scope).await? {
             None => Err(ServiceError::Conflict(Conflict::NoEndpoint)),
             Some(e) if e.state == EndpointState::Disabled => {
                 Err(ServiceError::Conflict(Conflict::EndpointDisabled))
@@ -308,13 +296,13 @@ impl Webhooks {
     /// when nothing can be sent; [`Conflict::DeliveryPending`] while its
     /// delivery is pending.
     pub async fn resend(&self, scope: &Scope, id: &EventId) -> Result<Event, ServiceError> {
-        let now_ms = self.clock.now_ms();
-        let event = self.outbox.event(scope, id).await?;
+        let now_ms = self.ports.clock.now_ms();
+        let event = self.ports.outbox.event(scope, id).await?;
         if event.event.created_at < now_ms.div_euclid(1000).saturating_sub(EVENT_RETENTION_SECS) {
             return Err(ServiceError::NotFound);
         }
         self.enabled_endpoint(scope).await?;
-        Ok(self.outbox.resend(scope, id, now_ms).await?)
+        Ok(self.ports.outbox.resend(scope, id, now_ms).await?)
     }
 
     /// Sends again every event of the scope created at or after `since`
@@ -334,7 +322,7 @@ impl Webhooks {
         until: Option<i64>,
         types: Vec<crate::event::EventType>,
     ) -> Result<u64, ServiceError> {
-        let now_ms = self.clock.now_ms();
+        let now_ms = self.ports.clock.now_ms();
         let now = now_ms.div_euclid(1000);
         let mut errors = Vec::new();
         if since < now.saturating_sub(EVENT_RETENTION_SECS) {
@@ -355,6 +343,7 @@ impl Webhooks {
         }
         self.enabled_endpoint(scope).await?;
         Ok(self
+            .ports
             .outbox
             .replay(scope, since, until, types, now_ms)
             .await?)
@@ -367,11 +356,12 @@ impl Webhooks {
     /// [`ServiceError::NotFound`] without a registered endpoint.
     pub async fn endpoint(&self, scope: &Scope) -> Result<WebhookEndpoint, ServiceError> {
         let mut endpoint = self
+            .ports
             .endpoints
             .endpoint(scope)
             .await?
             .ok_or(ServiceError::NotFound)?;
-        let now = self.clock.now_ms().div_euclid(1000);
+        let now = self.ports.clock.now_ms().div_euclid(1000);
         endpoint.previous_secret = endpoint.previous_at(now).cloned();
         Ok(endpoint)
     }
@@ -384,11 +374,12 @@ impl Webhooks {
     /// [`ServiceError::NotFound`] without a registered endpoint.
     pub async fn delete(&self, scope: &Scope) -> Result<(), ServiceError> {
         if self
+            .ports
             .endpoints
             .delete_endpoint(
                 scope,
-                self.clock.now_ms(),
-                AttemptIds(Arc::clone(&self.entropy)),
+                self.ports.clock.now_ms(),
+                AttemptIds(Arc::clone(&self.ports.entropy)),
             )
             .await?
         {
@@ -408,7 +399,7 @@ impl Webhooks {
         filter: &AttemptFilter,
         page: &PageRequest,
     ) -> Result<Page<DeliveryAttempt>, ServiceError> {
-        Ok(self.endpoints.attempts(scope, filter, page).await?)
+        Ok(self.ports.endpoints.attempts(scope, filter, page).await?)
     }
 
     /// Sends a signed `ping` to the scope's endpoint, making its first
@@ -424,19 +415,23 @@ impl Webhooks {
         kind: crate::partner::PartnerKind,
     ) -> Result<TestDelivery, ServiceError> {
         let endpoint = self
+            .ports
             .endpoints
             .endpoint(scope)
             .await?
             .ok_or(ServiceError::NotFound)?;
-        let now_ms = self.clock.now_ms();
+        let now_ms = self.ports.clock.now_ms();
         let event = NewEvent {
-            id: Minter::new(self.entropy.as_ref()).event_id(),
+            id: Minter::new(self.ports.entropy.as_ref()).event_id(),
             scope: scope.clone(),
             created_at: now_ms.div_euclid(1000),
             data: EventData::Ping {},
         };
         let lease = now_ms.saturating_add(DELIVERY_LEASE_MS);
-        self.outbox.append_claimed(&event, now_ms, lease).await?;
+        self.ports
+            .outbox
+            .append_claimed(&event, now_ms, lease)
+            .await?;
         let claimed = Event {
             event,
             state: DeliveryState::Pending,

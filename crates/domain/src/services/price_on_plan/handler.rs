@@ -41,7 +41,13 @@ impl JobHandler for PriceOnPlanHandler {
             }
         };
         let scope = &job.job.scope;
-        let quote = match self.service.quotes.quote(scope, &payload.quote_id).await {
+        let quote = match self
+            .service
+            .ports
+            .quotes
+            .quote(scope, &payload.quote_id)
+            .await
+        {
             Ok(q) => q,
             // The quote is gone: nothing to price.
             Err(StoreError::NotFound) => return Ok(JobOutput::default()),

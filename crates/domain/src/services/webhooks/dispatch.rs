@@ -23,8 +23,9 @@ impl Webhooks {
     /// # Errors
     /// Store failures.
     pub async fn step(&self) -> Result<usize, ServiceError> {
-        let now_ms = self.clock.now_ms();
+        let now_ms = self.ports.clock.now_ms();
         let claimed = self
+            .ports
             .outbox
             .claim_deliveries(now_ms, DELIVERY_LEASE_MS, DELIVERY_BATCH)
             .await?;
@@ -38,12 +39,12 @@ impl Webhooks {
             let scope = &e.event.scope;
             if let std::collections::hash_map::Entry::Vacant(slot) = endpoints.entry(scope.clone())
             {
-                slot.insert(self.endpoints.endpoint(scope).await?);
+                slot.insert(self.ports.endpoints.endpoint(scope).await?);
             }
             if let std::collections::hash_map::Entry::Vacant(slot) =
                 kinds.entry(scope.partner.as_str().to_owned())
             {
-                let kind = match self.partners.partner(&scope.partner).await {
+                let kind = match self.ports.partners.partner(&scope.partner).await {
                     Ok(p) => p.kind,
                     Err(StoreError::NotFound) => PartnerKind::Broker,
                     Err(e) => return Err(e.into()),
@@ -62,14 +63,14 @@ impl Webhooks {
         let done = futures_util::future::join_all(attempts).await;
         // The whole batch's outcomes and log rows in one transaction: one
         // commit per batch, not one per attempt.
-        let now_ms = self.clock.now_ms();
+        let now_ms = self.ports.clock.now_ms();
         let mut records = Vec::with_capacity(done.len());
         let mut results = Vec::with_capacity(done.len());
         for (event, endpoint, report) in done {
             results.push((endpoint, report.result));
             records.extend(self.record_of(event, endpoint, report, now_ms));
         }
-        let recorded = self.outbox.record_attempts(records).await?;
+        let recorded = self.ports.outbox.record_attempts(records).await?;
         // Health once per endpoint: a success in the batch clears its
         // failing streak; otherwise a failure moves it on.
         let mut by_endpoint: HashMap<&Scope, (&WebhookEndpoint, AttemptResult)> = HashMap::new();
@@ -93,7 +94,7 @@ impl Webhooks {
     /// How the dispatcher hears of new deliveries while idle.
     #[must_use]
     pub fn watch(&self) -> crate::store::OutboxWatch {
-        self.outbox.watch()
+        self.ports.outbox.watch()
     }
 
     /// How long an idle dispatcher may sleep when a step found nothing
@@ -106,10 +107,10 @@ impl Webhooks {
         &self,
         recheck: std::time::Duration,
     ) -> Result<std::time::Duration, ServiceError> {
-        let Some(due_ms) = self.outbox.next_due_ms().await? else {
+        let Some(due_ms) = self.ports.outbox.next_due_ms().await? else {
             return Ok(recheck);
         };
-        let wait_ms = due_ms.saturating_sub(self.clock.now_ms()).max(0);
+        let wait_ms = due_ms.saturating_sub(self.ports.clock.now_ms()).max(0);
         let wait = std::time::Duration::from_millis(u64::try_from(wait_ms).unwrap_or(0));
         Ok(wait.min(recheck))
     }
@@ -147,7 +148,7 @@ impl Webhooks {
         };
         let body = serde_json::to_vec(&event.event.delivery_body(kind)).unwrap_or_default();
         let id = event.event.id.as_str();
-        let timestamp = self.clock.now_ms().div_euclid(1000);
+        let timestamp = self.ports.clock.now_ms().div_euclid(1000);
         let mut signature = webhooks::sign(&secret, id, timestamp, &body);
         // During a rotation's grace period the old secret signs too.
         if let Some(old) = endpoint
@@ -157,7 +158,8 @@ impl Webhooks {
             signature.push(' ');
             signature.push_str(&webhooks::sign(&old.1, id, timestamp, &body));
         }
-        self.deliverer
+        self.ports
+            .deliverer
             .deliver(Delivery {
                 url: endpoint.url.clone(),
                 headers: vec![
@@ -182,6 +184,7 @@ impl Webhooks {
     /// A sealed secret of `scope`, as text and parsed, if it opens.
     fn open_sealed(&self, sealed: &[u8], scope: &Scope) -> Option<(String, webhooks::Secret)> {
         let text = self
+            .ports
             .sealer
             .open(sealed, &seal_context(scope))
             .ok()
@@ -200,7 +203,7 @@ impl Webhooks {
         endpoint: Option<&WebhookEndpoint>,
         report: AttemptReport,
     ) -> Result<(), ServiceError> {
-        let now_ms = self.clock.now_ms();
+        let now_ms = self.ports.clock.now_ms();
         let result = report.result;
         let Some(r) = self.record_of(event, endpoint, report, now_ms) else {
             return Ok(());
@@ -208,6 +211,7 @@ impl Webhooks {
         // `false`: the lease ran out and another claimant took over; its
         // attempt is the one recorded.
         let recorded = self
+            .ports
             .outbox
             .record_attempt(
                 &r.id,
@@ -246,7 +250,7 @@ impl Webhooks {
             AttemptResult::NoEndpoint => endpoint.map(|_| AttemptOutcome::Cancelled),
         };
         let log = outcome.map(|outcome| DeliveryAttempt {
-            id: Minter::new(self.entropy.as_ref()).attempt_id(),
+            id: Minter::new(self.ports.entropy.as_ref()).attempt_id(),
             scope: event.event.scope.clone(),
             event_id: event.event.id.clone(),
             event_type: event.event.event_type(),
@@ -294,7 +298,8 @@ impl Webhooks {
         } else {
             Vec::new()
         };
-        self.endpoints
+        self.ports
+            .endpoints
             .set_health(&endpoint.scope, endpoint.created_at, state, since, &jobs)
             .await?;
         Ok(())
@@ -310,17 +315,18 @@ impl Webhooks {
         if endpoint.scope.mode != crate::mode::Mode::Live {
             return Ok(Vec::new());
         }
-        let users = self.users.users(&endpoint.scope.partner).await?;
-        let minter = Minter::new(self.entropy.as_ref());
+        let users = self.ports.users.users(&endpoint.scope.partner).await?;
+        let minter = Minter::new(self.ports.entropy.as_ref());
         let hours = self.settings.disable_after_hours;
-        let link = format!("{}/partner/webhooks", self.base_url);
+        let link = format!("{}/partner/webhooks", self.ports.base_url);
         Ok(users
             .iter()
             .filter(|u| u.is_admin())
             .filter_map(|u| {
                 let message =
                     crate::email::endpoint_disabled(&u.email, &endpoint.url, hours, &link);
-                self.mailbox
+                self.ports
+                    .mailbox
                     .job(&minter, &endpoint.scope, None, &message, now_ms)
             })
             .collect())
