@@ -14,6 +14,7 @@ use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage as _, HttpRequest, web};
 
 use domain::ports::now_secs;
+use domain::scope::Scope;
 use domain::services::partners::{AuthError, Principal};
 
 use crate::casing::Style;
@@ -28,6 +29,14 @@ pub struct Caller {
     pub principal: Principal,
     /// Field style of the key's kind.
     pub style: Style,
+}
+
+impl Caller {
+    /// The partner and mode the caller's data lives in.
+    #[must_use]
+    pub fn scope(&self) -> Scope {
+        self.principal.scope()
+    }
 }
 
 impl FromRequest for Caller {

@@ -112,7 +112,7 @@ pub async fn idempotency(
         route,
         digest: request_digest(&canonical(&bytes)),
     };
-    let scope = caller.principal.scope();
+    let scope = caller.scope();
     let now = now_secs(state.clock.as_ref());
     let begin = match state.idempotency.begin(&scope, &request, now).await {
         Ok(b) => b,

@@ -18,6 +18,7 @@ pub mod body;
 pub mod casing;
 pub mod census_csv;
 pub mod error;
+pub mod extract;
 pub mod idempotency;
 pub mod limits;
 pub mod observe;

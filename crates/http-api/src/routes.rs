@@ -12,6 +12,7 @@ pub mod groups;
 pub mod health;
 pub mod members;
 pub mod onboarding;
+pub mod params;
 pub mod ping;
 pub mod plans;
 pub mod price_on_plan;
@@ -22,14 +23,8 @@ pub mod webhook;
 use utoipa::IntoResponses;
 
 use domain::error::Code;
-use domain::ids::GroupId;
 
 use crate::error::{ApiError, ErrorBody};
-
-/// A group id from the path; anything malformed is simply not found.
-pub(crate) fn group_id(raw: &str) -> Result<GroupId, ApiError> {
-    GroupId::parse(raw).map_err(|_| ApiError::not_found("no such group in this mode"))
-}
 
 /// A not-found said as `message`, the same way for an unknown resource,
 /// another partner's and the other mode's; other errors pass through.
@@ -40,11 +35,6 @@ pub(crate) fn not_found_as(e: impl Into<ApiError>, message: &'static str) -> Api
     } else {
         e
     }
-}
-
-/// A not-found of a group-scoped operation.
-pub(crate) fn group_not_found(e: ApiError) -> ApiError {
-    not_found_as(e, "no such group in this mode")
 }
 
 /// The answers every authenticated operation can give (specification,

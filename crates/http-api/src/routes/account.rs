@@ -2,10 +2,12 @@
 
 use actix_web::{get, web};
 
+use domain::ids::GroupId;
+
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, not_found_as};
+use crate::routes::{CommonErrors, not_found_as};
 use crate::state::AppState;
 use crate::wire::account::AccountOut;
 
@@ -34,10 +36,10 @@ pub async fn get_account(
     path: web::Path<String>,
 ) -> Result<Reply, ApiError> {
     const MISSING: &str = "no such group in this mode, or it has no enrollment yet";
-    let gid = group_id(&path).map_err(|_| ApiError::not_found(MISSING))?;
+    let gid = GroupId::parse(&path).map_err(|_| ApiError::not_found(MISSING))?;
     let account = state
         .accounts
-        .account(&caller.principal.scope(), &gid)
+        .account(&caller.scope(), &gid)
         .await
         .map_err(|e| not_found_as(e, MISSING))?;
     Reply::ok(&AccountOut::from(&account))

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use domain::census::StoredMember;
 use domain::error::FieldError;
+use domain::ids::GroupId;
 use domain::partner::PartnerKind;
 use domain::services::ServiceError;
 use domain::services::census::{ROWS, RowInput};
@@ -15,10 +16,12 @@ use crate::auth::Caller;
 use crate::body;
 use crate::census_csv;
 use crate::error::{ApiError, Detail, ErrorBody};
+use crate::extract::PathId;
 use crate::limits;
 use crate::page;
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::routes::CommonErrors;
+use crate::routes::params::{DryRun, GroupNotFound, GroupPath, IdempotencyKey};
 use crate::state::AppState;
 use crate::wire::census::{CensusInput, CensusPage, CensusResult, DEPENDENT_FIELDS, MEMBER_FIELDS};
 use crate::wire::timestamp;
@@ -57,11 +60,7 @@ fn json_rows(items: Vec<Value>) -> Vec<RowInput> {
 #[utoipa::path(
     tag = "Census",
     operation_id = "replace_census",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        ("dry_run" = Option<bool>, Query, description = "Validate and answer as a real write would, changing nothing"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(GroupPath, DryRun, IdempotencyKey),
     request_body(content(
         (CensusInput = "application/json"),
         (String = "text/csv", example = "external_id,first_name,last_name,dob,zip,relationship,employee_external_id\nE-1001,Ana,Diaz,1988-04-12,60601,,\n,Leo,Diaz,2016-09-30,,child,E-1001\n")
@@ -71,8 +70,7 @@ fn json_rows(items: Vec<Value>) -> Vec<RowInput> {
         (status = 400, description = "No row is valid (nothing applied), or the body is malformed", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "members[0].zip: is required",
                           "details": [{"field": "members[0].zip", "message": "is required", "index": 0}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -82,10 +80,9 @@ pub async fn replace_census(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    id: PathId<GroupId>,
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
     let dry = dry_run(&req)?;
     if !dry {
         limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
@@ -112,12 +109,12 @@ pub async fn replace_census(
     };
     let result = match state
         .census
-        .replace(&caller.principal.scope(), &id, rows, rules, dry)
+        .replace(&caller.scope(), &id, rows, rules, dry)
         .await
     {
         Ok(r) => r,
         Err(ServiceError::Invalid(errors)) => return Err(ApiError::invalid(located(errors))),
-        Err(e) => return Err(not_found(e.into())),
+        Err(e) => return Err(PathId::<GroupId>::missing(e)),
     };
     let errors = located(result.errors);
     Reply::ok(&CensusResult {
@@ -152,17 +149,13 @@ fn member_json(m: &StoredMember) -> Result<Value, ApiError> {
 #[utoipa::path(
     tag = "Census",
     operation_id = "get_census",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        crate::routes::groups::PageParams
-    ),
+    params(GroupPath, crate::routes::groups::PageParams),
     responses(
         (status = 200, description = "A page of members", body = CensusPage),
         (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "cursor: is not a cursor of this list",
                           "details": [{"field": "cursor", "message": "is not a cursor of this list"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -172,16 +165,15 @@ pub async fn get_census(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    id: PathId<GroupId>,
 ) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
     let list = format!("census:{}", id.as_str());
     let request = page::request(&req, &list)?;
     let domain::services::census::CensusPage { group, members } = state
         .census
-        .page(&caller.principal.scope(), &id, &request)
+        .page(&caller.scope(), &id, &request)
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::ok(&CensusPage {
         group_id: group.id.as_str().to_owned(),
         member_count: group.census_member_count,

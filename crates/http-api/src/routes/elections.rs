@@ -5,6 +5,7 @@ use actix_web::{HttpRequest, post, web};
 
 use domain::election::ElectionRow;
 use domain::error::FieldError;
+use domain::ids::GroupId;
 use domain::partner::Capability;
 use domain::services::elections::{ROWS, RowInput};
 use pricing_core::census::date_opt;
@@ -12,10 +13,12 @@ use pricing_core::census::date_opt;
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::PathId;
 use crate::limits;
 use crate::reply::Reply;
+use crate::routes::CommonErrors;
 use crate::routes::census::dry_run;
-use crate::routes::{CommonErrors, group_id, group_not_found};
+use crate::routes::params::{DryRun, GroupNotFound, GroupPath, IdempotencyKey};
 use crate::state::AppState;
 use crate::wire::elections::{
     DEPENDENT_FIELDS, ElectionInput, ElectionsInput, ElectionsOut, ROW_FIELDS,
@@ -54,11 +57,7 @@ fn row(index: usize, input: ElectionInput) -> RowInput {
 #[utoipa::path(
     tag = "Elections",
     operation_id = "submit_elections",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        ("dry_run" = Option<bool>, Query, description = "Validate and answer as a real write would, changing nothing"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(GroupPath, DryRun, IdempotencyKey),
     request_body = ElectionsInput,
     responses(
         (status = 200, description = "Valid rows applied, invalid rows listed by index", body = ElectionsOut),
@@ -67,8 +66,7 @@ fn row(index: usize, input: ElectionInput) -> RowInput {
                           "details": [{"field": "elections[0].effective_date", "message": "is required when election is enrolled", "index": 0}]})),
         (status = 403, description = "The key lacks the elections capability", body = ErrorBody,
          example = json!({"error": "forbidden", "message": "this key lacks the elections capability"})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         (status = 409, description = "The group has no enrollment yet", body = ErrorBody,
          example = json!({"error": "conflict", "message": "the group has no enrollment yet; submit elections after it"})),
         CommonErrors
@@ -80,10 +78,9 @@ pub async fn submit_elections(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    gid: PathId<GroupId>,
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
-    let gid = group_id(&path)?;
     let dry = dry_run(&req)?;
     if !dry {
         limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
@@ -108,6 +105,6 @@ pub async fn submit_elections(
         .elections
         .submit(partner, caller.principal.mode, &gid, rows, dry)
         .await
-        .map_err(|e| group_not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::ok(&ElectionsOut::from(result))
 }

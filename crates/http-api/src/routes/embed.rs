@@ -5,15 +5,16 @@
 
 pub mod iframe;
 
-use actix_web::{HttpRequest, post, web};
+use actix_web::{post, web};
 
-use domain::ids::QuoteId;
+use domain::ids::{GroupId, QuoteId};
 
 use crate::auth::Caller;
-use crate::body;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Body, Optional, PathId};
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::routes::CommonErrors;
+use crate::routes::params::{GroupNotFound, GroupPath, IdempotencyKey};
 use crate::state::AppState;
 use crate::wire::embed::{EmbedSessionInput, EmbedSessionOut};
 use crate::wire::timestamp;
@@ -31,18 +32,14 @@ use crate::wire::timestamp;
 #[utoipa::path(
     tag = "Embed sessions",
     operation_id = "create_embed_session",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(GroupPath, IdempotencyKey),
     request_body = EmbedSessionInput,
     responses(
         (status = 201, description = "The embed session", body = EmbedSessionOut),
         (status = 400, description = "A field is invalid, or `quote_id` is not a quote of this group", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "quote_id: is not a quote of this group",
                           "details": [{"field": "quote_id", "message": "is not a quote of this group"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         (status = 409, description = "The group has no ready, unexpired quote, or the named quote is not `ready`", body = ErrorBody,
          example = json!({"error": "conflict", "message": "the group has no ready, unexpired quote; create a quote first"})),
         (status = 410, description = "The quote passed its `expires_at`, or the census changed its rating inputs since it was priced (stale): re-quote", body = ErrorBody,
@@ -55,12 +52,9 @@ use crate::wire::timestamp;
 pub async fn create_embed_session(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<GroupId>,
+    Body(input, ..): Body<EmbedSessionInput, Optional>,
 ) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
-    let input: EmbedSessionInput = body::parse_optional(&req, &bytes)?;
     let quote_id = match input.quote_id.as_deref().map(QuoteId::parse) {
         None => None,
         Some(Ok(q)) => Some(q),
@@ -73,9 +67,9 @@ pub async fn create_embed_session(
     };
     let created = state
         .embed_sessions
-        .create(&caller.principal.scope(), &id, quote_id.as_ref())
+        .create(&caller.scope(), &id, quote_id.as_ref())
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::created(
         &EmbedSessionOut {
             id: created.session.id.as_str().to_owned(),

@@ -7,17 +7,19 @@ use actix_web::{HttpRequest, get, post, web};
 
 use domain::enrollment::OnboardingMode;
 use domain::error::FieldError;
-use domain::ids::{EnrollmentId, QuoteId};
+use domain::ids::{EnrollmentId, GroupId, QuoteId};
 use domain::services::enrollments::{EnrollmentInput as DomainInput, Signatory, signatory_errors};
 use pricing_core::census::date_opt;
 
 use crate::auth::Caller;
-use crate::body;
-use crate::casing::Style;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Body, PathId};
 use crate::page;
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
+use crate::routes::CommonErrors;
+use crate::routes::params::{
+    EnrollmentNotFound, EnrollmentPath, GroupNotFound, GroupPath, IdempotencyKey,
+};
 use crate::state::AppState;
 use crate::wire::enrollments::{EnrollmentInput, EnrollmentList, EnrollmentOut, PortalLinkOut};
 
@@ -99,18 +101,14 @@ fn input(wire: EnrollmentInput) -> Result<DomainInput, ApiError> {
 #[utoipa::path(
     tag = "Enrollments",
     operation_id = "create_enrollment",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(GroupPath, IdempotencyKey),
     request_body = EnrollmentInput,
     responses(
         (status = 201, description = "The enrollment", body = EnrollmentOut),
         (status = 400, description = "A field is invalid, or `quote_id` is not a quote of this group", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "quote_id: is required",
                           "details": [{"field": "quote_id", "message": "is required"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         (status = 409, description = "The group already has an enrollment, the quote is `in_review`, or an enrolled group of this mode holds the domain", body = ErrorBody,
          example = json!({"error": "conflict", "message": "the group already has an enrollment"})),
         (status = 410, description = "The quote passed its `expires_at`, or the census changed since it was priced: create a new quote and retry", body = ErrorBody,
@@ -123,19 +121,17 @@ fn input(wire: EnrollmentInput) -> Result<DomainInput, ApiError> {
 pub async fn create_enrollment(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<GroupId>,
+    Body(input, ..): Body<EnrollmentInput>,
 ) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
-    let input = input(body::parse(&req, &bytes, &[])?)?;
+    let input = self::input(input)?;
     let view = state
         .enrollments
-        .create(&caller.principal.scope(), &id, input)
+        .create(&caller.scope(), &id, input)
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::created(
-        &EnrollmentOut::of(&view, Style::of(caller.principal.partner.kind))?,
+        &EnrollmentOut::of(&view, caller.style)?,
         &format!("/v1/enrollments/{}", view.enrollment.id.as_str()),
     )
 }
@@ -144,17 +140,13 @@ pub async fn create_enrollment(
 #[utoipa::path(
     tag = "Enrollments",
     operation_id = "list_enrollments",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        crate::routes::groups::PageParams
-    ),
+    params(GroupPath, crate::routes::groups::PageParams),
     responses(
         (status = 200, description = "Zero or one enrollment", body = EnrollmentList),
         (status = 400, description = "A bad `limit` or `cursor`", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "limit: must be an integer from 1 to 200",
                           "details": [{"field": "limit", "message": "must be an integer from 1 to 200"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -164,23 +156,19 @@ pub async fn list_enrollments(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    id: PathId<GroupId>,
 ) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
     // The one page there is; `limit` and `cursor` are still checked.
     let request = page::request(&req, &format!("enrollments:{}", id.as_str()))?;
     let view = state
         .enrollments
-        .of_group(&caller.principal.scope(), &id)
+        .of_group(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     let enrollments = match view {
         // A cursor can only come from a page that had a next one, and this
         // list never has: past the first page there is nothing.
-        Some(v) if request.after.is_none() => vec![EnrollmentOut::of(
-            &v,
-            Style::of(caller.principal.partner.kind),
-        )?],
+        Some(v) if request.after.is_none() => vec![EnrollmentOut::of(&v, caller.style)?],
         _ => Vec::new(),
     };
     Reply::ok(&EnrollmentList {
@@ -194,11 +182,10 @@ pub async fn list_enrollments(
 #[utoipa::path(
     tag = "Enrollments",
     operation_id = "get_enrollment",
-    params(("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11")),
+    params(EnrollmentPath),
     responses(
         (status = 200, description = "The enrollment", body = EnrollmentOut),
-        (status = 404, description = "No such enrollment for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such enrollment in this mode"})),
+        EnrollmentNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -207,19 +194,14 @@ pub async fn list_enrollments(
 pub async fn get_enrollment(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    id: PathId<EnrollmentId>,
 ) -> Result<Reply, ApiError> {
-    const MISSING: &str = "no such enrollment in this mode";
-    let id = EnrollmentId::parse(&path).map_err(|_| ApiError::not_found(MISSING))?;
     let view = state
         .enrollments
-        .get(&caller.principal.scope(), &id)
+        .get(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found_as(e, MISSING))?;
-    Reply::ok(&EnrollmentOut::of(
-        &view,
-        Style::of(caller.principal.partner.kind),
-    )?)
+        .map_err(PathId::<EnrollmentId>::missing)?;
+    Reply::ok(&EnrollmentOut::of(&view, caller.style)?)
 }
 
 /// Create a fresh set-password link of the employer portal (hosted mode).
@@ -231,17 +213,13 @@ pub async fn get_enrollment(
 #[utoipa::path(
     tag = "Enrollments",
     operation_id = "create_portal_link",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     responses(
         (status = 201, description = "The new link", body = PortalLinkOut),
         (status = 400, description = "The Idempotency-Key was already used with another request", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "Idempotency-Key: was already used with another body, method or path",
                           "details": [{"field": "Idempotency-Key", "message": "was already used with another body, method or path"}]})),
-        (status = 404, description = "No such enrollment for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such enrollment in this mode"})),
+        EnrollmentNotFound,
         (status = 409, description = "An embedded enrollment has no employer portal", body = ErrorBody,
          example = json!({"error": "conflict", "message": "an embedded enrollment has no employer portal; its onboarding runs through the API"})),
         CommonErrors
@@ -252,15 +230,13 @@ pub async fn get_enrollment(
 pub async fn create_portal_link(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    id: PathId<EnrollmentId>,
 ) -> Result<Reply, ApiError> {
-    const MISSING: &str = "no such enrollment in this mode";
-    let id = EnrollmentId::parse(&path).map_err(|_| ApiError::not_found(MISSING))?;
     let link = state
         .portal
-        .new_link(&caller.principal.scope(), &id)
+        .new_link(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found_as(e, MISSING))?;
+        .map_err(PathId::<EnrollmentId>::missing)?;
     Reply::created(
         &PortalLinkOut::of(&link),
         &format!("/v1/enrollments/{}", id.as_str()),

@@ -7,18 +7,17 @@ use domain::ids::EventId;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::PathId;
 use crate::page;
 use crate::query::{self, Query, kept};
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, not_found_as};
+use crate::routes::CommonErrors;
+use crate::routes::params::{EventNotFound, EventPath};
 use crate::state::AppState;
 use crate::wire::events::{EventList, EventOut};
 
 /// The list name bound into this list's cursors.
 const LIST: &str = "events";
-
-/// The one not-found of an event.
-const NO_EVENT: &str = "no such event in this mode (events are kept for 30 days)";
 
 /// Filters of the event list (together, all must hold).
 #[derive(utoipa::IntoParams)]
@@ -82,7 +81,7 @@ pub async fn list_events(
     let request = page::request(&req, LIST)?;
     let page = state
         .events
-        .list(&caller.principal.scope(), &filter, &request)
+        .list(&caller.scope(), &filter, &request)
         .await?;
     Reply::ok(&EventList {
         next_cursor: page::next_cursor(LIST, &page),
@@ -94,11 +93,10 @@ pub async fn list_events(
 #[utoipa::path(
     tag = "Events",
     operation_id = "get_event",
-    params(("id" = String, Path, description = "`evt_` id", example = "evt_5d1c0a9b3e27")),
+    params(EventPath),
     responses(
         (status = 200, description = "The event", body = EventOut),
-        (status = 404, description = "No such event for this partner and mode, or older than 30 days", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such event in this mode (events are kept for 30 days)"})),
+        EventNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -107,14 +105,13 @@ pub async fn list_events(
 pub async fn get_event(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    id: PathId<EventId>,
 ) -> Result<Reply, ApiError> {
-    let id = EventId::parse(&path).map_err(|_| ApiError::not_found(NO_EVENT))?;
     let event = state
         .events
-        .get(&caller.principal.scope(), &id)
+        .get(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found_as(e, NO_EVENT))?;
+        .map_err(PathId::<EventId>::missing)?;
     Reply::ok(&EventOut::from(&event))
 }
 
@@ -128,7 +125,7 @@ pub async fn get_event(
     tag = "Events",
     operation_id = "resend_event",
     params(
-        ("id" = String, Path, description = "`evt_` id", example = "evt_5d1c0a9b3e27"),
+        EventPath,
         ("Idempotency-Key" = Option<String>, Header, description = "Replays the first answer for 24 hours"),
     ),
     responses(
@@ -136,8 +133,7 @@ pub async fn get_event(
         (status = 400, description = "An Idempotency-Key already used with another request", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "Idempotency-Key: was already used with another body, method or path",
                           "details": [{"field": "Idempotency-Key", "message": "was already used with another body, method or path"}]})),
-        (status = 404, description = "No such event for this partner and mode, or older than 30 days", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such event in this mode (events are kept for 30 days)"})),
+        EventNotFound,
         (status = 409, description = "No endpoint, a disabled one, or a delivery still pending", body = ErrorBody,
          example = json!({"error": "conflict", "message": "this event's delivery is still pending; it is retried on its own"})),
         CommonErrors
@@ -148,14 +144,13 @@ pub async fn get_event(
 pub async fn resend_event(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    id: PathId<EventId>,
 ) -> Result<Reply, ApiError> {
-    let id = EventId::parse(&path).map_err(|_| ApiError::not_found(NO_EVENT))?;
     let event = state
         .webhooks
-        .resend(&caller.principal.scope(), &id)
+        .resend(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found_as(e, NO_EVENT))?;
+        .map_err(PathId::<EventId>::missing)?;
     Reply::new(
         actix_web::http::StatusCode::ACCEPTED,
         &EventOut::from(&event),

@@ -5,14 +5,17 @@ use actix_web::{HttpRequest, get, patch, post, web};
 use utoipa::IntoParams;
 
 use domain::group::{GroupFilter, GroupStatus};
+use domain::ids::GroupId;
 
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::PathId;
 use crate::page;
 use crate::query::{self, Query, kept};
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found};
+use crate::routes::CommonErrors;
+use crate::routes::params::{GroupNotFound, GroupPath};
 use crate::state::AppState;
 use crate::wire::groups::{GroupInput, GroupList, GroupOut, READ_ONLY};
 
@@ -97,7 +100,7 @@ pub async fn create_group(
         .and_then(|v| v.to_str().ok());
     let group = state
         .groups
-        .create_once(&caller.principal.scope(), input.into(), key)
+        .create_once(&caller.scope(), input.into(), key)
         .await?;
     Reply::created(
         &GroupOut::from(&group),
@@ -130,7 +133,7 @@ pub async fn list_groups(
     let request = page::request(&req, LIST)?;
     let page = state
         .groups
-        .list(&caller.principal.scope(), &filter, &request)
+        .list(&caller.scope(), &filter, &request)
         .await?;
     Reply::ok(&GroupList {
         next_cursor: page::next_cursor(LIST, &page),
@@ -142,11 +145,10 @@ pub async fn list_groups(
 #[utoipa::path(
     tag = "Groups",
     operation_id = "get_group",
-    params(("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d")),
+    params(GroupPath),
     responses(
         (status = 200, description = "The group", body = GroupOut),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -155,14 +157,13 @@ pub async fn list_groups(
 pub async fn get_group(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    id: PathId<GroupId>,
 ) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
     let group = state
         .groups
-        .get(&caller.principal.scope(), &id)
+        .get(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::ok(&GroupOut::from(&group))
 }
 
@@ -170,15 +171,14 @@ pub async fn get_group(
 #[utoipa::path(
     tag = "Groups",
     operation_id = "update_group",
-    params(("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d")),
+    params(GroupPath),
     request_body = GroupInput,
     responses(
         (status = 200, description = "The updated group", body = GroupOut),
         (status = 400, description = "A field is invalid or read-only", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "status: is read-only",
                           "details": [{"field": "status", "message": "is read-only"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         (status = 409, description = "An enrolled or active group of this mode holds the new domain", body = ErrorBody,
          example = json!({"error": "conflict", "message": "an enrolled group already exists for this domain"})),
         CommonErrors
@@ -190,15 +190,14 @@ pub async fn update_group(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    id: PathId<GroupId>,
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
     let input: GroupInput = body::parse(&req, &bytes, READ_ONLY)?;
     let group = state
         .groups
-        .patch(&caller.principal.scope(), &id, input.into())
+        .patch(&caller.scope(), &id, input.into())
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::ok(&GroupOut::from(&group))
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use time::Date;
 
 use domain::error::FieldError;
-use domain::ids::MemberId;
+use domain::ids::{GroupId, MemberId};
 use domain::member::{EnrollmentStatus, MemberFilter};
 use domain::partner::PartnerKind;
 use domain::services::ServiceError;
@@ -17,11 +17,13 @@ use pricing_core::census::{CensusMember, CensusRules, MemberStatus, date_opt};
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::PathId;
 use crate::limits;
 use crate::page;
 use crate::query::{self, Query, kept};
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, group_id, group_not_found, not_found_as};
+use crate::routes::params::{GroupNotFound, GroupPath, IdempotencyKey};
+use crate::routes::{CommonErrors, not_found_as};
 use crate::state::AppState;
 use crate::wire::census::{DEPENDENT_FIELDS, MEMBER_FIELDS, MemberInput, MemberPatch};
 use crate::wire::members::{MemberOut, RosterOut, RosterPage};
@@ -106,18 +108,14 @@ fn parse(map: Map<String, Value>) -> Result<(CensusMember, Option<Date>), ApiErr
 #[utoipa::path(
     tag = "Members",
     operation_id = "add_member",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(GroupPath, IdempotencyKey),
     request_body(content = MemberInput, description = "A census member; a `terminated` one also needs `termination_date`"),
     responses(
         (status = 201, description = "The member", body = MemberOut),
         (status = 400, description = "A field is invalid", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "zip: must be 5 digits (pattern ^[0-9]{5}$)",
                           "details": [{"field": "zip", "message": "must be 5 digits (pattern ^[0-9]{5}$)"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         (status = 409, description = "Another member of the group has this external_id or email", body = ErrorBody,
          example = json!({"error": "conflict", "message": "another member of the group has this external_id or email"})),
         CommonErrors
@@ -129,24 +127,17 @@ pub async fn add_member(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    gid: PathId<GroupId>,
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
-    let gid = group_id(&path)?;
     let map = object(&req, &bytes)?;
     let (member, date) = parse(map)?;
     limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
     let stored = state
         .members
-        .add(
-            &caller.principal.scope(),
-            &gid,
-            member,
-            date,
-            rules(&caller),
-        )
+        .add(&caller.scope(), &gid, member, date, rules(&caller))
         .await
-        .map_err(|e| group_not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::new(StatusCode::CREATED, &MemberOut::of(&stored)?)
 }
 
@@ -186,7 +177,7 @@ pub async fn update_member(
 ) -> Result<Reply, ApiError> {
     let (raw_group, raw_member) = path.into_inner();
     let missing = || ApiError::not_found(NO_MEMBER);
-    let gid = group_id(&raw_group).map_err(|_| missing())?;
+    let gid = GroupId::parse(&raw_group).map_err(|_| missing())?;
     let id = MemberId::parse(&raw_member).map_err(|_| missing())?;
     let patch = object(&req, &bytes)?;
     limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
@@ -202,13 +193,7 @@ pub async fn update_member(
     };
     let stored = state
         .members
-        .update(
-            &caller.principal.scope(),
-            &gid,
-            &id,
-            Box::new(merge),
-            rules(&caller),
-        )
+        .update(&caller.scope(), &gid, &id, Box::new(merge), rules(&caller))
         .await
         .map_err(|e| not_found_as(e, NO_MEMBER))?;
     Reply::ok(&MemberOut::of(&stored)?)
@@ -255,11 +240,7 @@ fn member_filters(req: &HttpRequest) -> Result<MemberFilter, ApiError> {
 #[utoipa::path(
     tag = "Members",
     operation_id = "list_roster",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        MemberFilters,
-        crate::routes::groups::PageParams
-    ),
+    params(GroupPath, MemberFilters, crate::routes::groups::PageParams),
     responses(
         (status = 200, description = "A page of the roster", body = RosterPage),
         (status = 400, description = "A bad `limit`, `cursor` or filter, or a query parameter this list does not take", body = ErrorBody,
@@ -276,23 +257,22 @@ pub async fn list_roster(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    gid: PathId<GroupId>,
 ) -> Result<Reply, ApiError> {
     let filter = member_filters(&req)?;
-    let gid = group_id(&path)?;
     // The roster pages over the census, so it shares the census's cursors.
     let list = format!("census:{}", gid.as_str());
     let request = page::request(&req, &list)?;
     let page = match state
         .members
-        .roster(&caller.principal.scope(), &gid, &filter, &request)
+        .roster(&caller.scope(), &gid, &filter, &request)
         .await
     {
         Ok(page) => page,
         // An unknown group and one without an enrollment say different
         // things.
         Err(e @ ServiceError::Member(_)) => return Err(e.into()),
-        Err(e) => return Err(group_not_found(e.into())),
+        Err(e) => return Err(PathId::<GroupId>::missing(e)),
     };
     Reply::ok(&RosterPage {
         next_cursor: page::next_cursor(&list, &page),

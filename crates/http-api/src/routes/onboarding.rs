@@ -8,11 +8,11 @@ use actix_web::{HttpRequest, get, post, put, web};
 use domain::ids::EnrollmentId;
 
 use crate::auth::{Caller, source_ip};
-use crate::body;
-use crate::casing::Style;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Body, Optional, PathId};
 use crate::reply::Reply;
-use crate::routes::{CommonErrors, not_found_as};
+use crate::routes::CommonErrors;
+use crate::routes::params::{EnrollmentNotFound, EnrollmentPath, IdempotencyKey};
 use crate::state::AppState;
 use crate::wire::enrollments::StepOut;
 use crate::wire::onboarding::{
@@ -20,21 +20,13 @@ use crate::wire::onboarding::{
     SignatureInput,
 };
 
-const MISSING: &str = "no such enrollment in this mode";
-
-fn enrollment_id(raw: &str) -> Result<EnrollmentId, ApiError> {
-    EnrollmentId::parse(raw).map_err(|_| ApiError::not_found(MISSING))
-}
-
+/// The step a step endpoint answers, in the caller's form.
 fn step(
     caller: &Caller,
     result: Result<domain::onboarding::StepView, domain::services::ServiceError>,
 ) -> Result<Reply, ApiError> {
-    let step = result.map_err(|e| not_found_as(e, MISSING))?;
-    Reply::ok(&StepOut::of(
-        &step,
-        Style::of(caller.principal.partner.kind),
-    )?)
+    let step = result.map_err(PathId::<EnrollmentId>::missing)?;
+    Reply::ok(&StepOut::of(&step, caller.style)?)
 }
 
 /// Read an enrollment's onboarding: progress, the five steps and the next
@@ -42,11 +34,10 @@ fn step(
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "get_onboarding",
-    params(("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11")),
+    params(EnrollmentPath),
     responses(
         (status = 200, description = "The onboarding", body = OnboardingRead),
-        (status = 404, description = "No such enrollment for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such enrollment in this mode"})),
+        EnrollmentNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -55,18 +46,14 @@ fn step(
 pub async fn get_onboarding(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    id: PathId<EnrollmentId>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
     let view = state
         .onboarding
-        .view(&caller.principal.scope(), &id)
+        .view(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found_as(e, MISSING))?;
-    Reply::ok(&OnboardingRead::of(
-        &view,
-        Style::of(caller.principal.partner.kind),
-    )?)
+        .map_err(PathId::<EnrollmentId>::missing)?;
+    Reply::ok(&OnboardingRead::of(&view, caller.style)?)
 }
 
 /// The answers every step endpoint can give besides its own 400.
@@ -90,10 +77,7 @@ pub enum StepErrors {
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "put_company_profile",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     request_body = CompanyProfileInput,
     responses(
         (status = 200, description = "The `company_profile` step", body = StepOut),
@@ -109,15 +93,12 @@ pub enum StepErrors {
 pub async fn put_company_profile(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<EnrollmentId>,
+    Body(input, ..): Body<CompanyProfileInput>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
-    let input: CompanyProfileInput = body::parse(&req, &bytes, &[])?;
     let result = state
         .onboarding
-        .save_profile(&caller.principal.scope(), &id, input.into())
+        .save_profile(&caller.scope(), &id, input.into())
         .await;
     step(&caller, result)
 }
@@ -133,10 +114,7 @@ pub async fn put_company_profile(
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "request_business_verification",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     request_body(content = Option<NoFields>, description = "None, or `{}`", example = json!({})),
     responses(
         (status = 200, description = "The `business_verification` step", body = StepOut),
@@ -152,15 +130,12 @@ pub async fn put_company_profile(
 pub async fn request_business_verification(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<EnrollmentId>,
+    _: Body<NoFields, Optional>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
-    let NoFields {} = body::parse_optional(&req, &bytes)?;
     let result = state
         .onboarding
-        .request_verification(&caller.principal.scope(), &id)
+        .request_verification(&caller.scope(), &id)
         .await;
     step(&caller, result)
 }
@@ -174,10 +149,7 @@ pub async fn request_business_verification(
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "put_banking",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     request_body = BankingInput,
     responses(
         (status = 200, description = "The `banking` step", body = StepOut),
@@ -193,15 +165,12 @@ pub async fn request_business_verification(
 pub async fn put_banking(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<EnrollmentId>,
+    Body(input, ..): Body<BankingInput>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
-    let input: BankingInput = body::parse(&req, &bytes, &[])?;
     let result = state
         .onboarding
-        .save_bank(&caller.principal.scope(), &id, input.into())
+        .save_bank(&caller.scope(), &id, input.into())
         .await;
     step(&caller, result)
 }
@@ -215,10 +184,7 @@ pub async fn put_banking(
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "verify_banking",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     request_body = DepositsInput,
     responses(
         (status = 200, description = "The `banking` step", body = StepOut),
@@ -234,18 +200,15 @@ pub async fn put_banking(
 pub async fn verify_banking(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<EnrollmentId>,
+    Body(input, ..): Body<DepositsInput>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
-    let input: DepositsInput = body::parse(&req, &bytes, &[])?;
     // Left out, the service names the field (after refusing a hosted
     // enrollment, like every step).
     let amounts = input.amounts_cents.unwrap_or_default();
     let result = state
         .onboarding
-        .confirm_deposits(&caller.principal.scope(), &id, &amounts)
+        .confirm_deposits(&caller.scope(), &id, &amounts)
         .await;
     step(&caller, result)
 }
@@ -255,10 +218,7 @@ pub async fn verify_banking(
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "put_plan_setup",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     request_body = PlanSetupInput,
     responses(
         (status = 200, description = "The `plan_setup` step", body = StepOut),
@@ -274,15 +234,12 @@ pub async fn verify_banking(
 pub async fn put_plan_setup(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<EnrollmentId>,
+    Body(input, ..): Body<PlanSetupInput, Optional>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
-    let input: PlanSetupInput = body::parse_optional(&req, &bytes)?;
     let result = state
         .onboarding
-        .save_plan(&caller.principal.scope(), &id, input.into())
+        .save_plan(&caller.scope(), &id, input.into())
         .await;
     step(&caller, result)
 }
@@ -295,10 +252,7 @@ pub async fn put_plan_setup(
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "sign_plan_setup",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     request_body = SignatureInput,
     responses(
         (status = 200, description = "The `plan_setup` step, `completed`", body = StepOut),
@@ -315,11 +269,9 @@ pub async fn sign_plan_setup(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<EnrollmentId>,
+    Body(input, ..): Body<SignatureInput>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
-    let input: SignatureInput = body::parse(&req, &bytes, &[])?;
     let ip = source_ip(&req, &state.config).map(|ip| ip.to_string());
     let agent = req
         .headers()
@@ -328,7 +280,7 @@ pub async fn sign_plan_setup(
         .map(str::to_owned);
     let result = state
         .onboarding
-        .sign_plan(&caller.principal.scope(), &id, input.with_origin(ip, agent))
+        .sign_plan(&caller.scope(), &id, input.with_origin(ip, agent))
         .await;
     step(&caller, result)
 }
@@ -339,10 +291,7 @@ pub async fn sign_plan_setup(
 #[utoipa::path(
     tag = "Onboarding",
     operation_id = "send_employee_invitations",
-    params(
-        ("id" = String, Path, description = "`enr_` id", example = "enr_0b7d2c9e4a11"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(EnrollmentPath, IdempotencyKey),
     request_body(content = Option<NoFields>, description = "None, or `{}`", example = json!({})),
     responses(
         (status = 200, description = "The `employee_invitations` step", body = StepOut),
@@ -358,15 +307,12 @@ pub async fn sign_plan_setup(
 pub async fn send_employee_invitations(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
+    id: PathId<EnrollmentId>,
+    _: Body<NoFields, Optional>,
 ) -> Result<Reply, ApiError> {
-    let id = enrollment_id(&path)?;
-    let NoFields {} = body::parse_optional(&req, &bytes)?;
     let result = state
         .onboarding
-        .send_invitations(&caller.principal.scope(), &id)
+        .send_invitations(&caller.scope(), &id)
         .await;
     step(&caller, result)
 }

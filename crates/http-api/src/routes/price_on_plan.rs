@@ -22,6 +22,7 @@ use crate::idempotency::canonical_value;
 use crate::limits;
 use crate::reply::Reply;
 use crate::routes::CommonErrors;
+use crate::routes::params::IdempotencyKey;
 use crate::state::AppState;
 use crate::wire::census::{DEPENDENT_FIELDS, MEMBER_FIELDS};
 use crate::wire::price_on_plan::snake::{PlansAnswer, PlansPending};
@@ -182,7 +183,7 @@ fn pricing_body(value: &Value) -> Vec<u8> {
 #[utoipa::path(
     tag = "Price on plan",
     operation_id = "price_on_plan",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")),
+    params(IdempotencyKey),
     request_body(content = PriceOnPlanBody, description = "`census` (required), `plan` (required for broker keys), `company`, `market_plans`, `fields`, `exclude`; snake_case or camelCase",
         example = json!({
             "census": [{"external_id": "E-001", "first_name": "Ana", "last_name": "Ruiz", "dob": "1985-04-02", "zip": "60601", "dependents": []}],
@@ -238,15 +239,9 @@ pub async fn price_on_plan(
     // Only a request that starts pricing is charged.
     let quote = state
         .price_on_plan
-        .price(
-            &caller.principal.scope(),
-            &canonical,
-            input,
-            received,
-            async || {
-                limits::charge(&req, &state, &caller, state.config.limits.quote_creates()).await
-            },
-        )
+        .price(&caller.scope(), &canonical, input, received, async || {
+            limits::charge(&req, &state, &caller, state.config.limits.quote_creates()).await
+        })
         .await?;
     answer(&state, form, &quote, true, Some((&fields, &exclude)))
 }

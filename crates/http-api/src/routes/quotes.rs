@@ -3,29 +3,22 @@
 
 use actix_web::{HttpRequest, get, post, web};
 
-use domain::ids::QuoteId;
+use domain::ids::{GroupId, QuoteId};
 use domain::quote::{Quote, QuoteFilter, QuoteKind, QuoteStatus};
 use domain::services::quotes::QuoteBody;
 
 use crate::auth::Caller;
-use crate::body;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Body, Optional, PathId};
 use crate::limits;
 use crate::page;
 use crate::query::{self, Query, kept};
 use crate::reply::Reply;
+use crate::routes::CommonErrors;
+use crate::routes::params::{GroupNotFound, GroupPath, IdempotencyKey, QuotePath};
 use crate::routes::price_on_plan::form_of;
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
 use crate::state::AppState;
 use crate::wire::quotes::{QuoteInput, QuoteItem, QuoteList, QuoteOut, QuoteRead};
-
-/// The one not-found of a quote, whoever's it is.
-pub(crate) const NO_QUOTE: &str = "no such quote in this mode";
-
-/// A quote id from the path; anything malformed is simply not found.
-pub(crate) fn quote_id(raw: &str) -> Result<QuoteId, ApiError> {
-    QuoteId::parse(raw).map_err(|_| ApiError::not_found(NO_QUOTE))
-}
 
 /// Create a quote from the group's stored census.
 ///
@@ -35,18 +28,14 @@ pub(crate) fn quote_id(raw: &str) -> Result<QuoteId, ApiError> {
 #[utoipa::path(
     tag = "Quotes",
     operation_id = "create_quote",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
-    ),
+    params(GroupPath, IdempotencyKey),
     request_body(content = QuoteInput, description = "Every field is optional; an empty body or `{}` quotes `diamond` from next month"),
     responses(
         (status = 201, description = "The quote (`in_review` above the rate card's threshold)", body = QuoteOut),
         (status = 400, description = "A field is invalid, or a member's date of birth is after the plan-year start", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "plan_id: must be diamond or value",
                           "details": [{"field": "plan_id", "message": "must be diamond or value"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         (status = 409, description = "The census's market comparison is still running (`rates_pending`, `Retry-After`), or a request with this Idempotency-Key is still executing", body = ErrorBody,
          example = json!({"error": "rates_pending", "message": "the market comparison of the census is still running; retry in 1 s"})),
         (status = 422, description = "No quotable member (`census_required`), no rate-card market covers the census (`market_unavailable`), or an amount of the pricing does not fit (`amount_out_of_range`)", body = ErrorBody,
@@ -60,23 +49,17 @@ pub async fn create_quote(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
-    bytes: web::Bytes,
-) -> Result<Reply, ApiError> {
-    let id = group_id(&path)?;
+    id: PathId<GroupId>,
     // An empty body is `{}`: every field is optional.
-    let wire: QuoteInput = if bytes.is_empty() {
-        QuoteInput::default()
-    } else {
-        body::parse(&req, &bytes, &[])?
-    };
+    Body(wire, ..): Body<QuoteInput, Optional>,
+) -> Result<Reply, ApiError> {
     // Only a request that can start pricing is charged to the quote
     // limit: not a bad body, not one for another partner's group, nor a
     // `rates_pending` answer a caller is told to retry.
     let quote = state
         .quotes
         .request(
-            &caller.principal.scope(),
+            &caller.scope(),
             &id,
             QuoteBody {
                 plan_id: wire.plan_id,
@@ -88,7 +71,7 @@ pub async fn create_quote(
             },
         )
         .await
-        .map_err(not_found)?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::created(
         &QuoteOut::of(&quote)?,
         &format!("/v1/quotes/{}", quote.id.as_str()),
@@ -131,18 +114,13 @@ fn quote_filters(req: &HttpRequest) -> Result<QuoteFilter, ApiError> {
 #[utoipa::path(
     tag = "Quotes",
     operation_id = "list_quotes",
-    params(
-        ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        QuoteFilters,
-        crate::routes::groups::PageParams
-    ),
+    params(GroupPath, QuoteFilters, crate::routes::groups::PageParams),
     responses(
         (status = 200, description = "A page of quotes", body = QuoteList),
         (status = 400, description = "A bad `limit`, `cursor` or filter, or a query parameter this list does not take", body = ErrorBody,
          example = json!({"error": "invalid_request", "message": "type: must be quote or price_on_plan",
                           "details": [{"field": "type", "message": "must be quote or price_on_plan"}]})),
-        (status = 404, description = "No such group for this partner and mode", body = ErrorBody,
-         example = json!({"error": "not_found", "message": "no such group in this mode"})),
+        GroupNotFound,
         CommonErrors
     ),
     security(("bearer" = []))
@@ -152,17 +130,16 @@ pub async fn list_quotes(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    path: web::Path<String>,
+    id: PathId<GroupId>,
 ) -> Result<Reply, ApiError> {
     let filter = quote_filters(&req)?;
-    let id = group_id(&path)?;
     let list = format!("quotes:{}", id.as_str());
     let request = page::request(&req, &list)?;
     let page = state
         .quotes
-        .list(&caller.principal.scope(), &id, &filter, &request)
+        .list(&caller.scope(), &id, &filter, &request)
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::ok(&QuoteList {
         next_cursor: page::next_cursor(&list, &page),
         quotes: page
@@ -180,7 +157,7 @@ pub async fn list_quotes(
 #[utoipa::path(
     tag = "Quotes",
     operation_id = "get_quote",
-    params(("id" = String, Path, description = "`qt_` id", example = "qt_1a2b3c4d5e6f")),
+    params(QuotePath),
     responses(
         (status = 200, description = "The quote: a market-rate quote, or a price-on-plan quote's stored answer (the shape `POST /price-on-plan` answered)", body = QuoteRead),
         (status = 404, description = "No such quote for this partner and mode", body = ErrorBody,
@@ -193,14 +170,13 @@ pub async fn list_quotes(
 pub async fn get_quote(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    id: PathId<QuoteId>,
 ) -> Result<Reply, ApiError> {
-    let id = quote_id(&path)?;
     let quote = state
         .quotes
-        .get(&caller.principal.scope(), &id)
+        .get(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found_as(e, NO_QUOTE))?;
+        .map_err(PathId::<QuoteId>::missing)?;
     quote_reply(&state, &caller, &quote)
 }
 

@@ -4,13 +4,15 @@
 
 use actix_web::{post, web};
 
+use domain::ids::{GroupId, QuoteId};
 use domain::mode::Mode;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::PathId;
 use crate::reply::Reply;
-use crate::routes::quotes::{NO_QUOTE, quote_id};
-use crate::routes::{CommonErrors, group_id, group_not_found as not_found, not_found_as};
+use crate::routes::CommonErrors;
+use crate::routes::params::IdempotencyKey;
 use crate::state::AppState;
 use crate::wire::groups::GroupOut;
 use crate::wire::quotes::QuoteOut;
@@ -30,7 +32,7 @@ fn test_only(caller: &Caller) -> Result<(), ApiError> {
     operation_id = "finalize_quote",
     params(
         ("id" = String, Path, description = "`qt_` id", example = "qt_1a2b3c4d5e6f"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+        IdempotencyKey
     ),
     responses(
         (status = 200, description = "The finalized quote", body = QuoteOut),
@@ -52,12 +54,12 @@ pub async fn finalize_quote(
     path: web::Path<String>,
 ) -> Result<Reply, ApiError> {
     test_only(&caller)?;
-    let id = quote_id(&path)?;
+    let id = PathId::<QuoteId>::parse(&path)?;
     let quote = state
         .quotes
-        .finalize(&caller.principal.scope(), &id)
+        .finalize(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found_as(e, NO_QUOTE))?;
+        .map_err(PathId::<QuoteId>::missing)?;
     // Answered as `GET /quotes/{id}` reads it.
     crate::routes::quotes::quote_reply(&state, &caller, &quote)
 }
@@ -70,7 +72,7 @@ pub async fn finalize_quote(
     operation_id = "go_live",
     params(
         ("groupId" = String, Path, description = "`grp_` id", example = "grp_8c1e4a2f9b3d"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")
+        IdempotencyKey
     ),
     responses(
         (status = 200, description = "The group, now `active`", body = GroupOut),
@@ -92,11 +94,11 @@ pub async fn go_live(
     path: web::Path<String>,
 ) -> Result<Reply, ApiError> {
     test_only(&caller)?;
-    let id = group_id(&path)?;
+    let id = PathId::<GroupId>::parse(&path)?;
     let group = state
         .enrollments
-        .go_live(&caller.principal.scope(), &id)
+        .go_live(&caller.scope(), &id)
         .await
-        .map_err(|e| not_found(e.into()))?;
+        .map_err(PathId::<GroupId>::missing)?;
     Reply::ok(&GroupOut::from(&group))
 }

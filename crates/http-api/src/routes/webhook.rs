@@ -9,10 +9,11 @@ use domain::ports::{rfc3339, rfc3339_ms};
 use domain::webhook::attempt::{AttemptFilter, AttemptOutcome};
 
 use crate::auth::Caller;
-use crate::body;
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Body, Optional};
 use crate::page;
 use crate::reply::Reply;
+use crate::routes::params::IdempotencyKey;
 use crate::routes::{CommonErrors, not_found_as};
 use crate::state::AppState;
 use crate::wire::webhook::{
@@ -46,14 +47,9 @@ use crate::wire::webhook::{
 pub async fn put_webhook(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    bytes: web::Bytes,
+    Body(input, ..): Body<WebhookIn>,
 ) -> Result<Reply, ApiError> {
-    let input: WebhookIn = body::parse(&req, &bytes, &[])?;
-    let registered = state
-        .webhooks
-        .register(&caller.principal.scope(), &input.url)
-        .await?;
+    let registered = state.webhooks.register(&caller.scope(), &input.url).await?;
     Ok(Reply::ok(&WebhookOut {
         url: registered.url,
         secret: registered.secret,
@@ -68,7 +64,7 @@ pub async fn put_webhook(
 #[utoipa::path(
     tag = "Webhooks",
     operation_id = "test_webhook",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe")),
+    params(IdempotencyKey),
     responses(
         (status = 200, description = "The ping's first attempt", body = WebhookTestOut),
         (status = 400, description = "The Idempotency-Key was already used with another request", body = ErrorBody,
@@ -84,7 +80,7 @@ pub async fn put_webhook(
 pub async fn test_webhook(state: web::Data<AppState>, caller: Caller) -> Result<Reply, ApiError> {
     let sent = state
         .webhooks
-        .test(&caller.principal.scope(), caller.principal.partner.kind)
+        .test(&caller.scope(), caller.principal.partner.kind)
         .await
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     Reply::ok(&WebhookTestOut {
@@ -115,7 +111,7 @@ const NO_ENDPOINT: &str = "no webhook endpoint is registered in this mode";
 pub async fn get_webhook(state: web::Data<AppState>, caller: Caller) -> Result<Reply, ApiError> {
     let endpoint = state
         .webhooks
-        .endpoint(&caller.principal.scope())
+        .endpoint(&caller.scope())
         .await
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     let secret_rotation = endpoint
@@ -154,7 +150,7 @@ pub async fn get_webhook(state: web::Data<AppState>, caller: Caller) -> Result<R
 pub async fn delete_webhook(state: web::Data<AppState>, caller: Caller) -> Result<Reply, ApiError> {
     state
         .webhooks
-        .delete(&caller.principal.scope())
+        .delete(&caller.scope())
         .await
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     Ok(Reply::no_content())
@@ -218,7 +214,7 @@ pub async fn list_deliveries(
     let request = page::request(&req, DELIVERIES)?;
     let page = state
         .webhooks
-        .deliveries(&caller.principal.scope(), &filter, &request)
+        .deliveries(&caller.scope(), &filter, &request)
         .await?;
     Reply::ok(&AttemptList {
         next_cursor: page::next_cursor(DELIVERIES, &page),
@@ -271,13 +267,11 @@ const DELIVERIES: &str = "webhook_deliveries";
 pub async fn rotate_secret(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    bytes: web::Bytes,
+    Body(input, ..): Body<RotateIn, Optional>,
 ) -> Result<Reply, ApiError> {
-    let input: RotateIn = body::parse_optional(&req, &bytes)?;
     let rotated = state
         .webhooks
-        .rotate_secret(&caller.principal.scope(), input.grace_period_hours)
+        .rotate_secret(&caller.scope(), input.grace_period_hours)
         .await
         .map_err(|e| not_found_as(e, NO_ENDPOINT))?;
     Ok(Reply::ok(&RotateOut {
@@ -322,10 +316,8 @@ fn unix_of(field: &str, text: &str) -> Result<i64, ApiError> {
 pub async fn replay(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
-    bytes: web::Bytes,
+    Body(input, ..): Body<ReplayIn>,
 ) -> Result<Reply, ApiError> {
-    let input: ReplayIn = body::parse(&req, &bytes, &[])?;
     let since = unix_of("since", &input.since)?;
     let until = input
         .until
@@ -346,7 +338,7 @@ pub async fn replay(
         .collect::<Result<Vec<_>, _>>()?;
     let count = state
         .webhooks
-        .replay(&caller.principal.scope(), since, until, types)
+        .replay(&caller.scope(), since, until, types)
         .await?;
     Reply::new(actix_web::http::StatusCode::ACCEPTED, &ReplayOut { count })
 }

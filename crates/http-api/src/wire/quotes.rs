@@ -26,25 +26,30 @@ pub struct QuoteInput {
     pub employer_contribution_pct: Option<i64>,
 }
 
+/// The example of a quote, shown for `QuoteOut` and `QuoteRead`.
+fn quote_example() -> serde_json::Value {
+    serde_json::json!({
+        "id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "mode": "test", "status": "ready",
+        "pricing_basis": "market_rates", "plan": {"id": "diamond", "name": "Diamond"},
+        "plan_year_start_date": "2026-12-01", "expires_at": "2026-12-21T13:14:00Z",
+        "census": {"employees": 2, "covered_lives": 3, "tiers": {"employee_only": 1, "employee_spouse": 0, "employee_children": 1, "family": 0}},
+        "monthly": {"total_cents": 231456, "pepm_cents": 115728, "by_tier": {
+            "employee_only": {"count": 1, "avg_cents": 80310}, "employee_spouse": {"count": 0, "avg_cents": 0},
+            "employee_children": {"count": 1, "avg_cents": 151146}, "family": {"count": 0, "avg_cents": 0}}},
+        "annual": {"total_cents": 2777472},
+        "employee_contribution": {"premium_cents": 0, "employer_contribution_pct": 100},
+        "comparison": {"prior_pepm_cents": 156000, "savings_monthly_cents": 80544, "savings_annual_cents": 966528, "savings_pct": 26, "basis": "current_coverage"},
+        "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 301234, "pepm_cents": 150617},
+        "funding_breakdown": {"expected_claims_pct": 70, "stop_loss_pct": 15, "care_navigation_pct": 8, "admin_fees_pct": 7, "note": "Illustrative split."},
+        "assumptions": ["Preliminary market-rate figures; final pricing is confirmed in underwriting."],
+        "pricing": {"source": "rate-card 2026.1 default", "updated_at": "2026-11-21T00:00:00Z"},
+        "created_at": "2026-11-21T13:14:00Z"
+    })
+}
+
 /// A quote.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(example = json!({
-    "id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "mode": "test", "status": "ready",
-    "pricing_basis": "market_rates", "plan": {"id": "diamond", "name": "Diamond"},
-    "plan_year_start_date": "2026-12-01", "expires_at": "2026-12-21T13:14:00Z",
-    "census": {"employees": 2, "covered_lives": 3, "tiers": {"employee_only": 1, "employee_spouse": 0, "employee_children": 1, "family": 0}},
-    "monthly": {"total_cents": 231456, "pepm_cents": 115728, "by_tier": {
-        "employee_only": {"count": 1, "avg_cents": 80310}, "employee_spouse": {"count": 0, "avg_cents": 0},
-        "employee_children": {"count": 1, "avg_cents": 151146}, "family": {"count": 0, "avg_cents": 0}}},
-    "annual": {"total_cents": 2777472},
-    "employee_contribution": {"premium_cents": 0, "employer_contribution_pct": 100},
-    "comparison": {"prior_pepm_cents": 156000, "savings_monthly_cents": 80544, "savings_annual_cents": 966528, "savings_pct": 26, "basis": "current_coverage"},
-    "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 301234, "pepm_cents": 150617},
-    "funding_breakdown": {"expected_claims_pct": 70, "stop_loss_pct": 15, "care_navigation_pct": 8, "admin_fees_pct": 7, "note": "Illustrative split."},
-    "assumptions": ["Preliminary market-rate figures; final pricing is confirmed in underwriting."],
-    "pricing": {"source": "rate-card 2026.1 default", "updated_at": "2026-11-21T00:00:00Z"},
-    "created_at": "2026-11-21T13:14:00Z"
-}))]
+#[schema(example = quote_example)]
 pub struct QuoteOut {
     /// `qt_` id.
     #[schema(example = "qt_1a2b3c4d5e6f")]
@@ -200,23 +205,7 @@ pub struct QuoteList {
 /// What `GET /quotes/{id}` answers: a market-rate quote, or a
 /// price-on-plan quote's stored answer as `POST /price-on-plan` gave it.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({
-    "id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "mode": "test", "status": "ready",
-    "pricing_basis": "market_rates", "plan": {"id": "diamond", "name": "Diamond"},
-    "plan_year_start_date": "2026-12-01", "expires_at": "2026-12-21T13:14:00Z",
-    "census": {"employees": 2, "covered_lives": 3, "tiers": {"employee_only": 1, "employee_spouse": 0, "employee_children": 1, "family": 0}},
-    "monthly": {"total_cents": 231456, "pepm_cents": 115728, "by_tier": {
-        "employee_only": {"count": 1, "avg_cents": 80310}, "employee_spouse": {"count": 0, "avg_cents": 0},
-        "employee_children": {"count": 1, "avg_cents": 151146}, "family": {"count": 0, "avg_cents": 0}}},
-    "annual": {"total_cents": 2777472},
-    "employee_contribution": {"premium_cents": 0, "employer_contribution_pct": 100},
-    "comparison": {"prior_pepm_cents": 156000, "savings_monthly_cents": 80544, "savings_annual_cents": 966528, "savings_pct": 26, "basis": "current_coverage"},
-    "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 301234, "pepm_cents": 150617},
-    "funding_breakdown": {"expected_claims_pct": 70, "stop_loss_pct": 15, "care_navigation_pct": 8, "admin_fees_pct": 7, "note": "Illustrative split."},
-    "assumptions": ["Preliminary market-rate figures; final pricing is confirmed in underwriting."],
-    "pricing": {"source": "rate-card 2026.1 default", "updated_at": "2026-11-21T00:00:00Z"},
-    "created_at": "2026-11-21T13:14:00Z"
-}))]
+#[schema(example = quote_example)]
 #[serde(untagged)]
 pub enum QuoteRead {
     /// A market-rate quote.
