@@ -19,15 +19,13 @@ mod rules;
 mod shape;
 mod stand_in;
 
-use assemble::{Parts, Tally};
+use assemble::Built;
 use in_order::InRowOrder;
 pub use key_text::HouseholdKey;
 use keys::{Keyed, Order, keyed_rows_after};
 pub use keys::{canonical_json, household_keys};
-use markets::{MarketSlots, Settled};
 pub use people::{COMPOSITIONS, MAX_PEOPLE, People, Person, Place, Tier};
 use rules::{IdOrder, WideRules};
-use shape::{AgeClock, Stats, shape_into};
 
 /// Fixed-point scale of expected (mix-weighted) quantities: 1e-8, the
 /// product of two basis-point weights.
@@ -244,59 +242,36 @@ impl RatedCensus {
         areas: &[Option<Option<AreaIdx>>],
         excluded: Excluded,
     ) -> Result<Self, PricingError> {
-        let card = ctx.card;
         // Markets, numbered as first met in household-key order, with the
         // market of each counted employee (`None`: the ZIP has no priced
         // area).
-        let mut places = MarketSlots::new(card, ctx.partner);
         order.retain(|k| areas.get(k.row()).is_some_and(Option::is_some));
+        let mut built = Built::new(ctx, order.len());
         let placed: Vec<Option<usize>> = order
             .iter()
-            .map(|k| places.place(areas.get(k.row()).copied().flatten().flatten()))
+            .map(|k| {
+                built
+                    .places
+                    .place(areas.get(k.row()).copied().flatten().flatten())
+            })
             .collect();
-        let Settled {
-            primary_market,
-            group,
-            stand_in,
-        } = places.settle(ctx.fallback_zip)?;
-        // Households are written where they are stored: each is pushed as
-        // a template and filled in place.
-        let mut households = Vec::with_capacity(order.len());
-        let mut stats = Stats::default();
-        let mut tally = Tally::default();
-        let clock = AgeClock::new(ctx.plan_year_start);
+        let settled = built.places.settle(ctx.fallback_zip)?;
         for (keyed, market) in order.iter().zip(placed) {
             let Some(m) = members.get(keyed.row()) else {
                 continue;
             };
-            households.push(Household::TEMPLATE);
-            let Some(h) = households.last_mut() else {
+            let market = market.unwrap_or_else(|| {
+                built.stats.unmapped += 1;
+                settled.stand_in
+            });
+            let Some((h, _)) = built.push(keyed.row(), m, settled.group.default_child_age) else {
                 continue;
             };
-            h.market = market.unwrap_or_else(|| {
-                stats.unmapped += 1;
-                stand_in
-            });
-            let shaped = shape_into(&mut h.shape, m, clock, group.default_child_age, &mut stats);
-            tally.add(shaped.known);
+            h.market = market;
             keyed.write_key(&mut h.key);
             h.keyed_by_external_id = m.external_id.as_deref().is_some_and(|id| !id.is_empty());
-            h.row = keyed.row();
         }
-        Ok(Self::assemble(
-            members,
-            ctx,
-            Parts {
-                households,
-                markets: places.into_markets(),
-                primary_market,
-                stand_in,
-                group,
-                stats,
-                tally,
-                excluded,
-            },
-        ))
+        Ok(Self::assemble(members, ctx, built, settled, excluded))
     }
 
     /// Counted employees.

@@ -2,12 +2,12 @@
 //! lives, reported tiers and assumption lines, from its households.
 
 use crate::census::CensusMember;
-use crate::household::shape::Stats;
+use crate::household::markets::{MarketSlots, Settled};
+use crate::household::shape::{AgeClock, Stats, shape_into};
 use crate::household::{
     COMPOSITIONS, CensusContext, E8, Excluded, Household, RatedCensus, Tier, apportion,
     children_per_household, composition_weights_e8, pct_bp, stand_in,
 };
-use crate::rate_card::{GroupParams, Market};
 
 /// Known households by tier, unknown households, and submitted dependents.
 #[derive(Debug, Default)]
@@ -33,28 +33,63 @@ impl Tally {
     }
 }
 
-/// A normalised census's households and what was found shaping them.
-pub(super) struct Parts {
+/// A census's households as they are built, the markets they are placed
+/// in, and what was found shaping them.
+#[derive(Debug)]
+pub(super) struct Built<'c> {
+    pub(super) places: MarketSlots<'c>,
     pub(super) households: Vec<Household>,
-    pub(super) markets: Vec<Market>,
-    pub(super) primary_market: usize,
-    /// The market of employees whose ZIP has none.
-    pub(super) stand_in: usize,
-    pub(super) group: GroupParams,
     pub(super) stats: Stats,
-    pub(super) tally: Tally,
-    pub(super) excluded: Excluded,
+    tally: Tally,
+    pub(super) clock: AgeClock,
+}
+
+impl<'c> Built<'c> {
+    /// Room for `rows` households of a census in `ctx`.
+    pub(super) fn new(ctx: CensusContext<'c>, rows: usize) -> Self {
+        Self {
+            places: MarketSlots::new(ctx.card, ctx.partner),
+            households: Vec::with_capacity(rows),
+            stats: Stats::default(),
+            tally: Tally::default(),
+            clock: AgeClock::new(ctx.plan_year_start),
+        }
+    }
+
+    /// Adds the household of the counted employee `m` on row `row`, shaped
+    /// with `child_age` as the default child age, and counts it. It is
+    /// written where it is stored: pushed as a template and filled in
+    /// place. Returns it, its market and key still to be set, and whether
+    /// the default child age rated someone in it.
+    #[inline]
+    pub(super) fn push(
+        &mut self,
+        row: usize,
+        m: &CensusMember,
+        child_age: u32,
+    ) -> Option<(&mut Household, bool)> {
+        self.households.push(Household::TEMPLATE);
+        let h = self.households.last_mut()?;
+        let shaped = shape_into(&mut h.shape, m, self.clock, child_age, &mut self.stats);
+        self.tally.add(shaped.known);
+        h.row = row;
+        Some((h, shaped.child_age_used))
+    }
 }
 
 impl RatedCensus {
-    /// The rated census of `members` from its households.
-    pub(super) fn assemble(members: &[CensusMember], ctx: CensusContext<'_>, parts: Parts) -> Self {
-        let Parts {
+    /// The rated census of `members` from its households, once they are
+    /// all built and the census is `settled`.
+    pub(super) fn assemble(
+        members: &[CensusMember],
+        ctx: CensusContext<'_>,
+        built: Built<'_>,
+        settled: Settled,
+        excluded: Excluded,
+    ) -> Self {
+        let Built {
+            places,
             households,
-            markets,
-            primary_market,
-            stand_in,
-            group,
             stats,
             tally:
                 Tally {
@@ -62,12 +97,18 @@ impl RatedCensus {
                     unknown,
                     deps,
                 },
-            excluded:
-                Excluded {
-                    contractors: excluded_contractors,
-                    terminated: excluded_terminated,
-                },
-        } = parts;
+            clock: _,
+        } = built;
+        let Settled {
+            primary_market,
+            group,
+            stand_in,
+        } = settled;
+        let markets = places.into_markets();
+        let Excluded {
+            contractors: excluded_contractors,
+            terminated: excluded_terminated,
+        } = excluded;
         let card = ctx.card;
         let mut assumptions = Vec::new();
         let weights = composition_weights_e8(&group);
@@ -83,65 +124,51 @@ impl RatedCensus {
         let lives_e8 = (employees + i128::from(deps)) * E8 + i128::from(unknown) * expected_deps_e8;
         let tiers = apportion(known_tiers, unknown, group.household_mix_bp);
 
-        let people_word = |n: usize, one: &str, many: &str| {
-            if n == 1 {
-                format!("1 {one}")
-            } else {
-                format!("{n} {many}")
-            }
+        // `n` people, with the noun for one or for many; `None` for none.
+        let people = |n: usize, one: &str, many: &str| match n {
+            0 => None,
+            1 => Some(format!("1 {one}")),
+            _ => Some(format!("{n} {many}")),
         };
-        if excluded_contractors > 0 {
+        if let Some(p) = people(excluded_contractors, "contractor is", "contractors are") {
+            assumptions.push(format!("{p} excluded from pricing."));
+        }
+        if let Some(p) = people(
+            excluded_terminated,
+            "terminated member is",
+            "terminated members are",
+        ) {
+            assumptions.push(format!("{p} excluded from pricing."));
+        }
+        if let Some(p) = people(stats.untyped, "employee", "employees") {
             assumptions.push(format!(
-                "{} excluded from pricing.",
-                people_word(excluded_contractors, "contractor is", "contractors are")
+                "{p} without an employment type counted as full time."
             ));
         }
-        if excluded_terminated > 0 {
-            assumptions.push(format!(
-                "{} excluded from pricing.",
-                people_word(
-                    excluded_terminated,
-                    "terminated member is",
-                    "terminated members are"
-                )
-            ));
+        if let Some(p) = people(stats.age_only, "person", "people") {
+            assumptions.push(format!("Ages taken from `age` (no date of birth) for {p}."));
         }
-        if stats.untyped > 0 {
+        if let Some(p) = people(stats.undated_dependents, "dependent", "dependents") {
             assumptions.push(format!(
-                "{} without an employment type counted as full time.",
-                people_word(stats.untyped, "employee", "employees")
-            ));
-        }
-        if stats.age_only > 0 {
-            assumptions.push(format!(
-                "Ages taken from `age` (no date of birth) for {}.",
-                people_word(stats.age_only, "person", "people")
-            ));
-        }
-        if stats.undated_dependents > 0 {
-            assumptions.push(format!(
-                "{} without a date of birth or age rated at the default age (spouse: the employee's age; child: {}).",
-                people_word(stats.undated_dependents, "dependent", "dependents"),
+                "{p} without a date of birth or age rated at the default age (spouse: the employee's age; child: {}).",
                 group.default_child_age
             ));
         }
-        if stats.born_after_start > 0 {
+        if let Some(p) = people(stats.born_after_start, "person", "people") {
             assumptions.push(format!(
-                "{} born after the plan-year start rated at age 0.",
-                people_word(stats.born_after_start, "person", "people")
+                "{p} born after the plan-year start rated at age 0."
             ));
         }
-        if stats.uncharged_children > 0 {
+        if let Some(p) = people(stats.uncharged_children, "child is", "children are") {
             assumptions.push(format!(
-                "{} not charged: only the three oldest children under 21 of a household are charged (ACA small-group rule).",
-                people_word(stats.uncharged_children, "child is", "children are")
+                "{p} not charged: only the three oldest children under 21 of a household are charged (ACA small-group rule)."
             ));
         }
-        if unknown > 0 {
+        let unknown_households = usize::try_from(unknown).unwrap_or(0);
+        if let Some(p) = people(unknown_households, "household", "households") {
             let [eo, es, ec, fa] = group.household_mix_bp;
             assumptions.push(format!(
-                "{} without submitted dependents priced at the expected cost of the normalized small-group household mix ({} employee only, {} employee + spouse, {} employee + children, {} family; {} children per household with children; modelled spouse at the employee's age, children aged {}).",
-                people_word(usize::try_from(unknown).unwrap_or(0), "household", "households"),
+                "{p} without submitted dependents priced at the expected cost of the normalized small-group household mix ({} employee only, {} employee + spouse, {} employee + children, {} family; {} children per household with children; modelled spouse at the employee's age, children aged {}).",
                 pct_bp(eo),
                 pct_bp(es),
                 pct_bp(ec),
@@ -150,10 +177,9 @@ impl RatedCensus {
                 group.default_child_age
             ));
         }
-        if stats.unmapped > 0 {
+        if let Some(p) = people(stats.unmapped, "employee", "employees") {
             assumptions.push(format!(
-                "{} whose ZIP has no priced rating area rated in area {}.",
-                people_word(stats.unmapped, "employee", "employees"),
+                "{p} whose ZIP has no priced rating area rated in area {}.",
                 markets.get(stand_in).map_or("", |m| m.area.as_str())
             ));
         }

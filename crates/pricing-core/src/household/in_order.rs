@@ -13,24 +13,19 @@
 
 use crate::census::CensusMember;
 use crate::error::PricingError;
-use crate::household::assemble::{Parts, Tally};
-use crate::household::markets::{MarketSlots, Settled};
-use crate::household::shape::{AgeClock, Stats, shape_into};
+use crate::household::assemble::Built;
+use crate::household::shape::{Stats, shape_into};
 use crate::household::{CensusContext, Excluded, Household, RatedCensus};
 use crate::rate_card::AreaIdx;
 
 /// The households built so far, with what finishing them needs.
 #[derive(Debug)]
 pub(super) struct InRowOrder<'c> {
-    places: MarketSlots<'c>,
-    households: Vec<Household>,
+    built: Built<'c>,
     /// Households whose ZIP has no priced area.
     unmapped: Vec<usize>,
     /// Households that the default child age rated someone in.
     child_age_used: Vec<usize>,
-    stats: Stats,
-    tally: Tally,
-    clock: AgeClock,
     /// The default child age households are shaped with.
     child_age: u32,
 }
@@ -39,13 +34,9 @@ impl<'c> InRowOrder<'c> {
     /// Room for `rows` households.
     pub(super) fn new(ctx: CensusContext<'c>, rows: usize) -> Self {
         Self {
-            places: MarketSlots::new(ctx.card, ctx.partner),
-            households: Vec::with_capacity(rows),
+            built: Built::new(ctx, rows),
             unmapped: Vec::new(),
             child_age_used: Vec::new(),
-            stats: Stats::default(),
-            tally: Tally::default(),
-            clock: AgeClock::new(ctx.plan_year_start),
             child_age: ctx.card.default_child_age(ctx.partner).unwrap_or(0),
         }
     }
@@ -53,24 +44,20 @@ impl<'c> InRowOrder<'c> {
     /// Adds the household of the counted employee on row `row`, keyed by
     /// `id`, whose ZIP is in `area`.
     pub(super) fn push(&mut self, row: usize, m: &CensusMember, id: &str, area: Option<AreaIdx>) {
-        let index = self.households.len();
-        // Written where it is stored: pushed as a template, filled in place.
-        self.households.push(Household::TEMPLATE);
-        let Some(h) = self.households.last_mut() else {
+        let index = self.built.households.len();
+        let market = self.built.places.place(area);
+        let Some((h, child_age_used)) = self.built.push(row, m, self.child_age) else {
             return;
         };
-        match self.places.place(area) {
+        match market {
             Some(market) => h.market = market,
             None => self.unmapped.push(index),
         }
-        let shaped = shape_into(&mut h.shape, m, self.clock, self.child_age, &mut self.stats);
-        self.tally.add(shaped.known);
-        if shaped.child_age_used {
+        if child_age_used {
             self.child_age_used.push(index);
         }
         h.key.set(id, 0);
         h.keyed_by_external_id = true;
-        h.row = row;
     }
 
     /// The rated census, once every row was pushed.
@@ -85,29 +72,23 @@ impl<'c> InRowOrder<'c> {
         excluded: Excluded,
     ) -> Result<RatedCensus, PricingError> {
         let Self {
-            mut places,
-            mut households,
+            mut built,
             unmapped,
             child_age_used,
-            mut stats,
-            tally,
-            clock,
             child_age,
         } = self;
-        let Settled {
-            primary_market,
-            group,
-            stand_in,
-        } = places.settle(ctx.fallback_zip)?;
+        let settled = built.places.settle(ctx.fallback_zip)?;
         for &i in &unmapped {
-            if let Some(h) = households.get_mut(i) {
-                h.market = stand_in;
+            if let Some(h) = built.households.get_mut(i) {
+                h.market = settled.stand_in;
             }
         }
-        stats.unmapped = unmapped.len();
-        if group.default_child_age != child_age {
+        built.stats.unmapped = unmapped.len();
+        let group_child_age = settled.group.default_child_age;
+        if group_child_age != child_age {
+            let clock = built.clock;
             for &i in &child_age_used {
-                let Some(h) = households.get_mut(i) else {
+                let Some(h) = built.households.get_mut(i) else {
                     continue;
                 };
                 let Some(m) = members.get(h.row) else {
@@ -117,23 +98,12 @@ impl<'c> InRowOrder<'c> {
                 let mut scratch = Household::TEMPLATE.shape;
                 shape_into(&mut scratch, m, clock, child_age, &mut before);
                 let mut after = Stats::default();
-                shape_into(&mut h.shape, m, clock, group.default_child_age, &mut after);
-                stats.replace(&before, &after);
+                shape_into(&mut h.shape, m, clock, group_child_age, &mut after);
+                built.stats.replace(&before, &after);
             }
         }
         Ok(RatedCensus::assemble(
-            members,
-            ctx,
-            Parts {
-                households,
-                markets: places.into_markets(),
-                primary_market,
-                stand_in,
-                group,
-                stats,
-                tally,
-                excluded,
-            },
+            members, ctx, built, settled, excluded,
         ))
     }
 }
