@@ -109,6 +109,90 @@ pub struct BasePlan {
     pub coinsurance_pct: u32,
 }
 
+impl BasePlan {
+    /// The base plan of a plan's `carrier`, name, type and network (upper
+    /// case, and empty when left out), funding type and terms.
+    fn new(
+        carrier: &str,
+        plan_name: String,
+        (plan_type, network): (Option<&str>, Option<&str>),
+        funding_type: Option<String>,
+        terms: Terms,
+    ) -> Self {
+        let Terms {
+            deductible: (ded_i, ded_f),
+            oop_max: (oop_i, oop_f),
+            coinsurance_pct,
+        } = terms;
+        Self {
+            carrier: carrier.to_owned(),
+            plan_name,
+            plan_type: plan_type.unwrap_or_default().to_uppercase(),
+            network: network.unwrap_or_default().to_owned(),
+            funding_type,
+            deductible_individual_cents: ded_i,
+            deductible_family_cents: ded_f,
+            oop_max_individual_cents: oop_i,
+            oop_max_family_cents: oop_f,
+            coinsurance_pct,
+        }
+    }
+}
+
+/// A plan's deductibles and out-of-pocket maximums (individual, family)
+/// and its coinsurance.
+struct Terms {
+    deductible: (i64, i64),
+    oop_max: (i64, i64),
+    coinsurance_pct: u32,
+}
+
+impl Terms {
+    /// The terms of a plan, those it left out assumed: a family amount at
+    /// twice the individual one, coinsurance at [`DEFAULT_COINSURANCE_PCT`],
+    /// each with a sentence in `assumptions` (headed by its name for a
+    /// market plan, `market`).
+    fn assumed(
+        market: Option<&str>,
+        (ded_i, ded_f): (i64, Option<i64>),
+        (oop_i, oop_f): (i64, Option<i64>),
+        coinsurance_pct: Option<u32>,
+        assumptions: &mut Vec<String>,
+    ) -> Self {
+        let mut assume = |what: &str| {
+            assumptions.push(match market {
+                Some(name) => format!("{name}: {what}"),
+                None => {
+                    let mut sentence = what.to_owned();
+                    if let Some(first) = sentence.get_mut(..1) {
+                        first.make_ascii_uppercase();
+                    }
+                    sentence
+                }
+            });
+        };
+        let ded_f = ded_f.unwrap_or_else(|| {
+            assume("family deductible assumed at twice the individual deductible.");
+            2 * ded_i
+        });
+        let oop_f = oop_f.unwrap_or_else(|| {
+            assume("family out-of-pocket maximum assumed at twice the individual maximum.");
+            2 * oop_i
+        });
+        let coinsurance_pct = coinsurance_pct.unwrap_or_else(|| {
+            assume(&format!(
+                "member coinsurance after the deductible assumed at {DEFAULT_COINSURANCE_PCT}%."
+            ));
+            DEFAULT_COINSURANCE_PCT
+        });
+        Self {
+            deductible: (ded_i, ded_f),
+            oop_max: (oop_i, oop_f),
+            coinsurance_pct,
+        }
+    }
+}
+
 fn is_buildable_type(t: &str) -> bool {
     ["PPO", "EPO", "POS"]
         .iter()
@@ -247,17 +331,14 @@ pub fn validate_partner_plan(
     let (Some(ded_i), Some(oop_i)) = (ded_i, oop_i) else {
         return Err(errs);
     };
-    let ded_f = ded_f.unwrap_or_else(|| {
-        assumptions
-            .push("Family deductible assumed at twice the individual deductible.".to_owned());
-        2 * ded_i
-    });
-    let oop_f = oop_f.unwrap_or_else(|| {
-        assumptions.push(
-            "Family out-of-pocket maximum assumed at twice the individual maximum.".to_owned(),
-        );
-        2 * oop_i
-    });
+    let terms = Terms::assumed(
+        None,
+        (ded_i, ded_f),
+        (oop_i, oop_f),
+        plan.coinsurance_pct,
+        &mut assumptions,
+    );
+    let (_, oop_f) = terms.oop_max;
     if let Some(problem) = irs_problem(oop_i, oop_f, irs) {
         let field = if oop_f >= oop_i && oop_i > irs.max_oop_self_cents {
             "oop_max_individual_cents"
@@ -275,30 +356,15 @@ pub fn validate_partner_plan(
     if !errs.is_empty() {
         return Err(errs);
     }
-    let coinsurance_pct = plan.coinsurance_pct.unwrap_or_else(|| {
-        assumptions.push(format!(
-            "Member coinsurance after the deductible assumed at {DEFAULT_COINSURANCE_PCT}%."
-        ));
-        DEFAULT_COINSURANCE_PCT
-    });
-    let base = BasePlan {
-        carrier: plan
-            .carrier
-            .clone()
-            .unwrap_or_else(|| "Partner plan".to_owned()),
-        plan_name: plan
-            .plan_name
+    let base = BasePlan::new(
+        plan.carrier.as_deref().unwrap_or("Partner plan"),
+        plan.plan_name
             .clone()
             .unwrap_or_else(|| "Partner HSA plan".to_owned()),
-        plan_type: plan.plan_type.clone().unwrap_or_default().to_uppercase(),
-        network: plan.network.clone().unwrap_or_default(),
-        funding_type: None,
-        deductible_individual_cents: ded_i,
-        deductible_family_cents: ded_f,
-        oop_max_individual_cents: oop_i,
-        oop_max_family_cents: oop_f,
-        coinsurance_pct,
-    };
+        (plan.plan_type.as_deref(), plan.network.as_deref()),
+        None,
+        terms,
+    );
     let rates = PlanRates::from_parts(
         plan.member_rates_cents.as_deref(),
         pmpm,
@@ -502,41 +568,26 @@ pub fn market_base_plan(p: &MarketPlan) -> (BasePlan, Vec<String>) {
         .plan_name
         .clone()
         .unwrap_or_else(|| "Market HSA plan".to_owned());
-    let ded_i = p.deductible_individual_cents.unwrap_or(0);
-    let oop_i = p.oop_max_individual_cents.unwrap_or(0);
-    let ded_f = p.deductible_family_cents.unwrap_or_else(|| {
-        assumptions.push(format!(
-            "{name}: family deductible assumed at twice the individual deductible."
-        ));
-        2 * ded_i
-    });
-    let oop_f = p.oop_max_family_cents.unwrap_or_else(|| {
-        assumptions.push(format!(
-            "{name}: family out-of-pocket maximum assumed at twice the individual maximum."
-        ));
-        2 * oop_i
-    });
-    let coinsurance_pct = p.coinsurance_pct.unwrap_or_else(|| {
-        assumptions.push(format!(
-            "{name}: member coinsurance after the deductible assumed at {DEFAULT_COINSURANCE_PCT}%."
-        ));
-        DEFAULT_COINSURANCE_PCT
-    });
-    let base = BasePlan {
-        carrier: p
-            .carrier
-            .clone()
-            .unwrap_or_else(|| "Market plan".to_owned()),
-        plan_name: name,
-        plan_type: p.plan_type.clone().unwrap_or_default().to_uppercase(),
-        network: p.network.clone().unwrap_or_default(),
-        funding_type: p.funding_type.clone(),
-        deductible_individual_cents: ded_i,
-        deductible_family_cents: ded_f,
-        oop_max_individual_cents: oop_i,
-        oop_max_family_cents: oop_f,
-        coinsurance_pct,
-    };
+    let terms = Terms::assumed(
+        Some(&name),
+        (
+            p.deductible_individual_cents.unwrap_or(0),
+            p.deductible_family_cents,
+        ),
+        (
+            p.oop_max_individual_cents.unwrap_or(0),
+            p.oop_max_family_cents,
+        ),
+        p.coinsurance_pct,
+        &mut assumptions,
+    );
+    let base = BasePlan::new(
+        p.carrier.as_deref().unwrap_or("Market plan"),
+        name,
+        (p.plan_type.as_deref(), p.network.as_deref()),
+        p.funding_type.clone(),
+        terms,
+    );
     (base, assumptions)
 }
 
