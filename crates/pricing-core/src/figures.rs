@@ -9,7 +9,6 @@ use crate::household::{E8, Household, RatedCensus};
 use crate::money::{Cents, div_round, div_round_cents};
 use crate::plan::BasePlan;
 use crate::rate_card::{IrsLimits, VersionParams};
-use crate::rating::CensusCost;
 use crate::simulate::{Caps, VersionSim, household_allowance_e8, household_exposure_e8};
 
 /// HSA eligibility of a version.
@@ -241,33 +240,12 @@ impl SizeTally {
     }
 }
 
-/// Computes a version's figures.
+/// Computes a version's figures from the exact monthly sum of the household
+/// base costs and the households by size ([`SizeTally::of`]).
 ///
 /// # Errors
 /// [`Overflow`] when an amount does not fit.
-pub fn figures(
-    rated: &RatedCensus,
-    base_cost: &CensusCost,
-    sim: &VersionSim,
-    years: u32,
-    caps: (Caps, Caps),
-    v: &VersionParams,
-    benchmark_annual: Cents,
-) -> Result<Figures, Overflow> {
-    figures_on(
-        rated,
-        (base_cost.monthly, &SizeTally::of(rated)),
-        sim,
-        years,
-        caps,
-        v,
-        benchmark_annual,
-    )
-}
-
-/// [`figures`] from the exact monthly sum of the household base costs and
-/// the households by size.
-pub(crate) fn figures_on(
+pub(crate) fn figures(
     rated: &RatedCensus,
     (base_monthly, sizes): (i64, &SizeTally),
     sim: &VersionSim,

@@ -8,7 +8,8 @@
 
 use crate::error::{FieldError, PricingError};
 use crate::figures::{
-    base_caps, effective_caps, figures, raise_capped_by_base, unavailable_reason, version_caps,
+    SizeTally, base_caps, effective_caps, figures, raise_capped_by_base, unavailable_reason,
+    version_caps,
 };
 use crate::household::{CensusContext, RatedCensus};
 use crate::money::Cents;
@@ -142,7 +143,7 @@ impl Prepared {
             let vsim = sim.versions.get(id.index()).ok_or(PricingError::Overflow)?;
             let fig = figures(
                 &rated,
-                &base_cost,
+                (base_cost.monthly, &SizeTally::of(&rated)),
                 vsim,
                 sim.years,
                 (base_caps(&base), caps),

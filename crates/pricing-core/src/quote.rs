@@ -11,9 +11,7 @@ use time::Date;
 
 use crate::census::CensusMember;
 use crate::error::{Overflow, PricingError};
-use crate::figures::{
-    Figures, Hsa, SizeTally, base_caps, effective_caps, figures_on, version_caps,
-};
+use crate::figures::{Figures, Hsa, SizeTally, base_caps, effective_caps, figures, version_caps};
 use crate::household::{CensusContext, RatedCensus, Shape};
 use crate::money::{Cents, div_round_cents, percent_of};
 use crate::plan::BasePlan;
@@ -359,7 +357,7 @@ pub fn price_quote(
         bench_monthly = bench_monthly.checked_add(bench_cents).ok_or(Overflow)?;
     }
     let bench_monthly = Cents::new(bench_monthly);
-    let fig = figures_on(
+    let fig = figures(
         rated,
         (base_monthly, &sizes),
         vsim,
