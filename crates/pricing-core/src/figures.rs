@@ -342,20 +342,14 @@ mod tests {
     use time::macros::date;
 
     use super::*;
-    use crate::census::{CensusMember, CensusRules, Dependent, Relationship};
-    use crate::household::CensusContext;
+    use crate::census::{CensusMember, Relationship};
+    use crate::household::tests::{ctx, dep};
     use crate::rate_card::tests::card;
 
     #[test]
     fn tallied_sizes_sum_every_households_all_max_terms() {
         let c = card();
-        let child = |age| Dependent {
-            relationship: Relationship::Child,
-            name: None,
-            dob: None,
-            age: Some(age),
-            sex_at_birth: None,
-        };
+        let child = |age| dep(Relationship::Child, age);
         let members: Vec<CensusMember> = (0..25)
             .map(|i: usize| {
                 let mut m = CensusMember::new(&format!("E{i}"), date!(1980 - 01 - 01), "94103");
@@ -365,14 +359,7 @@ mod tests {
                 m
             })
             .collect();
-        let ctx = CensusContext {
-            card: &c,
-            plan_year_start: date!(2026 - 01 - 01),
-            partner: None,
-            rules: CensusRules { require_dob: false },
-            fallback_zip: None,
-        };
-        let rated = crate::household::RatedCensus::build(&members, ctx).unwrap();
+        let rated = crate::household::RatedCensus::build(&members, ctx(&c)).unwrap();
         let irs = &rated.group.irs;
         for v in &rated.group.versions {
             let base = base_caps(&crate::quote::card_base_plan(&rated.group.market_base_plan));

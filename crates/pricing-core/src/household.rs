@@ -368,4 +368,4 @@ fn apportion(known: [u64; 4], unknown: u64, mix_bp: [u32; 4]) -> [u64; 4] {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

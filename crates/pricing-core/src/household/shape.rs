@@ -260,7 +260,8 @@ mod tests {
     use time::macros::date;
 
     use super::*;
-    use crate::census::{Dependent, age_on};
+    use crate::census::age_on;
+    use crate::household::tests::dep;
     use crate::rate_card::tests::card;
 
     #[test]
@@ -290,14 +291,7 @@ mod tests {
     fn more_dependents_than_the_inline_buffer_are_all_shaped() {
         let g = card().group_params(None, None).unwrap();
         let mut m = CensusMember::new("E1", date!(1980 - 01 - 01), "94103");
-        let child = |age| Dependent {
-            relationship: Relationship::Child,
-            name: None,
-            dob: None,
-            age: Some(age),
-            sex_at_birth: None,
-        };
-        m.dependents = Some((0..9).map(|i| child(i * 3)).collect());
+        m.dependents = Some((0..9).map(|i| dep(Relationship::Child, i * 3)).collect());
         let mut stats = Stats::default();
         let mut shape = Shape::Unknown {
             people: [Person {

@@ -10,7 +10,8 @@ use crate::rate_card::tests::card;
 
 const START: Date = date!(2026 - 01 - 01);
 
-fn ctx(card: &RateCard) -> CensusContext<'_> {
+/// The context of a census starting 2026 that may leave out dates of birth.
+pub(crate) fn ctx(card: &RateCard) -> CensusContext<'_> {
     CensusContext {
         card,
         plan_year_start: START,
@@ -20,7 +21,8 @@ fn ctx(card: &RateCard) -> CensusContext<'_> {
     }
 }
 
-fn dep(rel: Relationship, age: u32) -> Dependent {
+/// An undated dependent of a given age.
+pub(crate) fn dep(rel: Relationship, age: u32) -> Dependent {
     Dependent {
         relationship: rel,
         name: None,

@@ -150,8 +150,8 @@ mod tests {
     use time::macros::date;
 
     use super::*;
-    use crate::census::{CensusMember, CensusRules, Dependent, Relationship};
-    use crate::household::CensusContext;
+    use crate::census::{CensusMember, Relationship};
+    use crate::household::tests::{ctx, dep};
     use crate::quote::market_comparison;
     use crate::rate_card::tests::card;
     use crate::rating::{CardRate, Rates, census_cost};
@@ -228,13 +228,7 @@ mod tests {
     #[test]
     fn sums_by_tier_are_the_sums_of_each_households_terms() {
         let c = card();
-        let child = |age| Dependent {
-            relationship: Relationship::Child,
-            name: None,
-            dob: None,
-            age: Some(age),
-            sex_at_birth: None,
-        };
+        let child = |age| dep(Relationship::Child, age);
         let members: Vec<CensusMember> = (0..30u32)
             .map(|i| {
                 let zip = if i % 3 == 0 { "10001" } else { "94103" };
@@ -245,25 +239,12 @@ mod tests {
                     0 => None,
                     1 => Some(vec![]),
                     2 => Some(vec![child(i % 19), child(3)]),
-                    _ => Some(vec![
-                        Dependent {
-                            relationship: Relationship::Spouse,
-                            ..child(30 + i)
-                        },
-                        child(8),
-                    ]),
+                    _ => Some(vec![dep(Relationship::Spouse, 30 + i), child(8)]),
                 };
                 m
             })
             .collect();
-        let ctx = CensusContext {
-            card: &c,
-            plan_year_start: date!(2026 - 01 - 01),
-            partner: None,
-            rules: CensusRules { require_dob: false },
-            fallback_zip: None,
-        };
-        let mut rated = RatedCensus::build(&members, ctx).unwrap();
+        let mut rated = RatedCensus::build(&members, ctx(&c)).unwrap();
         rated.group.simulated_plan_years = 30;
         let sim = market_comparison(&rated);
         let base = census_cost(&rated, Rates::Card(CardRate::MarketBase))
