@@ -78,6 +78,12 @@ macro_rules! outbox_tx {
     };
 }
 
+// What both portals do alike on their parallel account, link and session
+// tables (`accounts_by_email!`, `use_link!`, `save_lockout!`,
+// `end_session!`, `sessions!`).
+#[macro_use]
+mod accounts;
+
 /// Declares, inside a backend module, the query code of every port
 /// (`src/ops/*.rs`), compiled there against the backend's `Conn` and
 /// `Store` with its `write_tx!`, `same_owner!`, `for_update!`,

@@ -17,7 +17,7 @@ use domain::partner_user::{
     UserLink, UserSession,
 };
 use domain::portal::Lockout;
-use domain::store::{Conflict, PartnerUserStore, StoreError, StoreResult};
+use domain::store::{PartnerUserStore, StoreError, StoreResult};
 
 use super::partner_user_rows::{
     AuditRow, UserRow, insert_session, put_link, write_audit,
@@ -187,44 +187,16 @@ impl PartnerUserStore for Store {
     ) -> StoreResult<()> {
         let now = session.created_at;
                 write_tx!(self, async |c: &mut Conn| {
-            let user: Option<String> = links::table
-                .filter(links::token_hash.eq(token_hash))
-                .select(links::user_id)
-                .first(c)
-                .await
-                .optional()?;
-            let Some(user) = user else {
-                return Err(not_found());
-            };
-            let used = diesel::update(
-                links::table
-                    .filter(links::token_hash.eq(token_hash))
-                    .filter(links::used_at.is_null())
-                    .filter(links::superseded_at.is_null()),
-            )
-            .set(links::used_at.eq(now))
-            .execute(c)
-            .await?;
-            if used == 0 {
-                return Err(TxError::Store(StoreError::Conflict(Conflict::LinkUsed)));
-            }
-            diesel::update(users::table.find(&user))
-                .set((
-                    users::password_hash.eq(password_hash),
-                    users::failures.eq(""),
-                    users::locked_until.eq(None::<i64>),
-                ))
-                .execute(c)
-                .await?;
-            diesel::delete(
-                sessions::table.filter(
-                    sessions::user_id
-                        .eq(&user)
-                        .or(sessions::id_hash.eq(replaces.clone().unwrap_or_default())),
-                ),
-            )
-            .execute(c)
-            .await?;
+            use_link!(
+                c,
+                links.user_id,
+                users,
+                sessions.user_id,
+                token_hash,
+                password_hash,
+                replaces.clone().unwrap_or_default(),
+                now
+            );
             insert_session(c, session).await?;
             write_audit(c, &entry).await
         })
@@ -234,14 +206,7 @@ impl PartnerUserStore for Store {
 
     async fn users_by_email(&self, email: &str) -> StoreResult<Vec<PartnerUser>> {
         let mut conn = self.conn().await?;
-        let rows: Vec<UserRow> = users::table
-            .filter(users::email.eq(email))
-            .order(users::created_at.desc())
-            .select(UserRow::as_select())
-            .load(&mut *conn)
-            .await
-            .map_err(db)?;
-        rows.into_iter().map(UserRow::into_domain).collect()
+        accounts_by_email!(&mut *conn, users, UserRow, email)
     }
 
     async fn save_lockout(
@@ -254,16 +219,7 @@ impl PartnerUserStore for Store {
         let rows = job_rows(jobs)?;
         let failures = lockout.failures_stored();
                 write_tx!(self, async |c: &mut Conn| {
-            let n = diesel::update(users::table.find(user.as_str()))
-                .set((
-                    users::failures.eq(&failures),
-                    users::locked_until.eq(lockout.locked_until),
-                ))
-                .execute(c)
-                .await?;
-            if n == 0 {
-                return Err(not_found());
-            }
+            save_lockout!(c, users, user.as_str(), lockout, &failures);
             insert_jobs(c, &rows).await?;
             if let Some(e) = &entry {
                 write_audit(c, e).await?;
@@ -363,9 +319,7 @@ impl PartnerUserStore for Store {
     ) -> StoreResult<()> {
                 write_tx!(self, async |c: &mut Conn| {
             if let Some(old) = &replaces {
-                diesel::delete(sessions::table.filter(sessions::id_hash.eq(old)))
-                    .execute(c)
-                    .await?;
+                end_session!(c, sessions, old);
             }
             insert_session(c, session).await?;
             if let Some(e) = &entry {
@@ -422,15 +376,7 @@ impl PartnerUserStore for Store {
     }
 
     async fn touch_session(&self, id_hash: &str, now: i64) -> StoreResult<()> {
-                write_tx!(self, async |c: &mut Conn| {
-            diesel::update(sessions::table.find(id_hash))
-                .set(sessions::seen_at.eq(now))
-                .execute(c)
-                .await?;
-            Ok::<_, TxError>(())
-        })
-        .await?;
-        Ok(())
+        sessions!(touch self, sessions, id_hash, now)
     }
 
     async fn set_session_mode(&self, id_hash: &str, mode: Mode) -> StoreResult<()> {
@@ -446,31 +392,11 @@ impl PartnerUserStore for Store {
     }
 
     async fn end_session(&self, id_hash: &str) -> StoreResult<()> {
-                write_tx!(self, async |c: &mut Conn| {
-            diesel::delete(sessions::table.find(id_hash))
-                .execute(c)
-                .await?;
-            Ok::<_, TxError>(())
-        })
-        .await?;
-        Ok(())
+        sessions!(end self, sessions, id_hash)
     }
 
     async fn purge_user_sessions(&self, idle_before: i64, started_before: i64) -> StoreResult<u64> {
-                let n = write_tx!(self, async |c: &mut Conn| {
-            let n = diesel::delete(
-                sessions::table.filter(
-                    sessions::seen_at
-                        .lt(idle_before)
-                        .or(sessions::created_at.lt(started_before)),
-                ),
-            )
-            .execute(c)
-            .await?;
-            Ok::<_, TxError>(n)
-        })
-        .await?;
-        Ok(u64::try_from(n).unwrap_or(u64::MAX))
+        sessions!(purge self, sessions, idle_before, started_before)
     }
 
     async fn audit(&self, entry: &AuditEntry) -> StoreResult<()> {

@@ -6,15 +6,14 @@
 
 use async_trait::async_trait;
 use diesel::{
-    BoolExpressionMethods as _, ExpressionMethods, OptionalExtension, QueryDsl, Queryable,
-    Selectable, SelectableHelper,
+    ExpressionMethods, OptionalExtension, QueryDsl, Queryable, Selectable, SelectableHelper,
 };
 use diesel_async::RunQueryDsl;
 use domain::ids::{EnrollmentId, GroupId};
 use domain::job::NewJob;
 use domain::portal::{Lockout, NewLink, NewSession, PortalAccount, StoredLink, StoredSession};
 use domain::scope::Scope;
-use domain::store::{Conflict, PortalStore, StoreError, StoreResult};
+use domain::store::{PortalStore, StoreError, StoreResult};
 
 use super::shared::{insert_jobs, job_rows};
 use super::{Conn, Store};
@@ -197,49 +196,17 @@ impl PortalStore for Store {
         replaces: Option<String>,
         now: i64,
     ) -> StoreResult<()> {
-                write_tx!(self, async |c: &mut Conn| {
-            let enrollment: Option<String> = portal_links::table
-                .filter(portal_links::token_hash.eq(token_hash))
-                .select(portal_links::enrollment_id)
-                .first(c)
-                .await
-                .optional()?;
-            let Some(enrollment) = enrollment else {
-                return Err(TxError::Store(StoreError::NotFound));
-            };
-            // Only an unused, newest link: the update is the check.
-            let used = diesel::update(
-                portal_links::table
-                    .filter(portal_links::token_hash.eq(token_hash))
-                    .filter(portal_links::used_at.is_null())
-                    .filter(portal_links::superseded_at.is_null()),
-            )
-            .set(portal_links::used_at.eq(now))
-            .execute(c)
-            .await?;
-            if used == 0 {
-                return Err(TxError::Store(StoreError::Conflict(Conflict::LinkUsed)));
-            }
-            diesel::update(
-                portal_accounts::table.filter(portal_accounts::enrollment_id.eq(&enrollment)),
-            )
-            .set((
-                portal_accounts::password_hash.eq(password_hash),
-                portal_accounts::failures.eq(""),
-                portal_accounts::locked_until.eq(None::<i64>),
-            ))
-            .execute(c)
-            .await?;
-            // A new password ends every session of the account.
-            diesel::delete(
-                portal_sessions::table.filter(
-                    portal_sessions::enrollment_id
-                        .eq(&enrollment)
-                        .or(portal_sessions::id_hash.eq(replaces.unwrap_or_default())),
-                ),
-            )
-            .execute(c)
-            .await?;
+        write_tx!(self, async |c: &mut Conn| {
+            use_link!(
+                c,
+                portal_links.enrollment_id,
+                portal_accounts,
+                portal_sessions.enrollment_id,
+                token_hash,
+                password_hash,
+                replaces.unwrap_or_default(),
+                now
+            );
             insert_session(c, session).await
         })
         .await?;
@@ -248,14 +215,7 @@ impl PortalStore for Store {
 
     async fn accounts_by_email(&self, email: &str) -> StoreResult<Vec<PortalAccount>> {
         let mut conn = self.conn().await?;
-        let rows: Vec<AccountRow> = portal_accounts::table
-            .filter(portal_accounts::email.eq(email))
-            .order(portal_accounts::created_at.desc())
-            .select(AccountRow::as_select())
-            .load(&mut *conn)
-            .await
-            .map_err(db)?;
-        rows.into_iter().map(AccountRow::into_domain).collect()
+        accounts_by_email!(&mut *conn, portal_accounts, AccountRow, email)
     }
 
     async fn account(
@@ -285,19 +245,7 @@ impl PortalStore for Store {
         let rows = job_rows(jobs)?;
         let failures = lockout.failures_stored();
                 write_tx!(self, async |c: &mut Conn| {
-            let updated = diesel::update(
-                portal_accounts::table
-                    .filter(portal_accounts::enrollment_id.eq(enrollment.as_str())),
-            )
-            .set((
-                portal_accounts::failures.eq(&failures),
-                portal_accounts::locked_until.eq(lockout.locked_until),
-            ))
-            .execute(c)
-            .await?;
-            if updated == 0 {
-                return Err(TxError::Store(StoreError::NotFound));
-            }
+            save_lockout!(c, portal_accounts, enrollment.as_str(), lockout, &failures);
             insert_jobs(c, &rows).await?;
             Ok::<_, TxError>(())
         })
@@ -308,9 +256,7 @@ impl PortalStore for Store {
     async fn start_session(&self, session: &NewSession, replaces: Option<String>) -> StoreResult<()> {
                 write_tx!(self, async |c: &mut Conn| {
             if let Some(old) = &replaces {
-                diesel::delete(portal_sessions::table.filter(portal_sessions::id_hash.eq(old)))
-                    .execute(c)
-                    .await?;
+                end_session!(c, portal_sessions, old);
             }
             insert_session(c, session).await
         })
@@ -358,42 +304,14 @@ impl PortalStore for Store {
     }
 
     async fn touch_session(&self, id_hash: &str, now: i64) -> StoreResult<()> {
-                write_tx!(self, async |c: &mut Conn| {
-            diesel::update(portal_sessions::table.filter(portal_sessions::id_hash.eq(id_hash)))
-                .set(portal_sessions::seen_at.eq(now))
-                .execute(c)
-                .await?;
-            Ok::<_, TxError>(())
-        })
-        .await?;
-        Ok(())
+        sessions!(touch self, portal_sessions, id_hash, now)
     }
 
     async fn end_session(&self, id_hash: &str) -> StoreResult<()> {
-                write_tx!(self, async |c: &mut Conn| {
-            diesel::delete(portal_sessions::table.filter(portal_sessions::id_hash.eq(id_hash)))
-                .execute(c)
-                .await?;
-            Ok::<_, TxError>(())
-        })
-        .await?;
-        Ok(())
+        sessions!(end self, portal_sessions, id_hash)
     }
 
     async fn purge_sessions(&self, idle_before: i64, started_before: i64) -> StoreResult<u64> {
-                let n = write_tx!(self, async |c: &mut Conn| {
-            let n = diesel::delete(
-                portal_sessions::table.filter(
-                    portal_sessions::seen_at
-                        .lt(idle_before)
-                        .or(portal_sessions::created_at.lt(started_before)),
-                ),
-            )
-            .execute(c)
-            .await?;
-            Ok::<_, TxError>(n)
-        })
-        .await?;
-        Ok(u64::try_from(n).unwrap_or(u64::MAX))
+        sessions!(purge self, portal_sessions, idle_before, started_before)
     }
 }
