@@ -76,6 +76,16 @@ pub(crate) fn db(e: DieselError) -> StoreError {
     }
 }
 
+/// What a write of one row answers from the count `n` of rows it changed:
+/// `NotFound` when there was no row to change.
+pub(crate) fn found(n: usize) -> Result<(), StoreError> {
+    if n == 0 {
+        Err(StoreError::NotFound)
+    } else {
+        Ok(())
+    }
+}
+
 /// A value read back from the database that the domain does not accept
 /// (a corrupt row).
 pub(crate) fn corrupt(what: &str, value: &str) -> StoreError {

@@ -21,7 +21,7 @@ use domain::scope::Scope;
 use domain::store::{IdempotencyStore, StoreError, StoreResult};
 
 use super::{Conn, Store};
-use crate::error::{TxError, db};
+use crate::error::{TxError, db, found};
 use crate::schema::{creation_keys, idempotency as idem};
 
 type Found = (
@@ -33,6 +33,19 @@ type Found = (
     Option<String>,
     Option<Vec<u8>>,
 );
+
+/// The in-flight record of `$scope`'s key `$key` if the store's `$owner`
+/// holds it (the fence of completing and releasing a record).
+macro_rules! owned_in_flight {
+    ($scope:expr, $key:expr, $owner:expr) => {
+        idem::table
+            .filter(idem::partner_id.eq($scope.partner.as_str()))
+            .filter(idem::mode.eq($scope.mode.as_str()))
+            .filter(idem::idem_key.eq($key))
+            .filter(idem::state.eq("in_flight"))
+            .filter(same_owner!(idem::owner_id, $owner))
+    };
+}
 
 #[async_trait]
 impl IdempotencyStore for Store {
@@ -128,45 +141,27 @@ impl IdempotencyStore for Store {
             .map_err(|e| StoreError::Internal(Box::new(e)))?;
         let owner = self.owner.as_ref().map(ProcessId::as_str);
         let mut conn = self.conn().await?;
-        let n = diesel::update(
-            idem::table
-                .filter(idem::partner_id.eq(scope.partner.as_str()))
-                .filter(idem::mode.eq(scope.mode.as_str()))
-                .filter(idem::idem_key.eq(key))
-                .filter(idem::state.eq("in_flight"))
-                .filter(same_owner!(idem::owner_id, owner)),
-        )
-        .set((
-            idem::state.eq("done"),
-            idem::status.eq(Some(i32::from(response.status))),
-            idem::headers.eq(Some(headers)),
-            idem::body.eq(Some(&response.body)),
-            idem::expires_at.eq(now.saturating_add(REPLAY_WINDOW_SECS)),
-        ))
-        .execute(&mut *conn)
-        .await
-        .map_err(db)?;
-        if n == 0 {
-            Err(StoreError::NotFound)
-        } else {
-            Ok(())
-        }
+        let n = diesel::update(owned_in_flight!(scope, key, owner))
+            .set((
+                idem::state.eq("done"),
+                idem::status.eq(Some(i32::from(response.status))),
+                idem::headers.eq(Some(headers)),
+                idem::body.eq(Some(&response.body)),
+                idem::expires_at.eq(now.saturating_add(REPLAY_WINDOW_SECS)),
+            ))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        found(n)
     }
 
     async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()> {
         let owner = self.owner.as_ref().map(ProcessId::as_str);
         let mut conn = self.conn().await?;
-        diesel::delete(
-            idem::table
-                .filter(idem::partner_id.eq(scope.partner.as_str()))
-                .filter(idem::mode.eq(scope.mode.as_str()))
-                .filter(idem::idem_key.eq(key))
-                .filter(idem::state.eq("in_flight"))
-                .filter(same_owner!(idem::owner_id, owner)),
-        )
-        .execute(&mut *conn)
-        .await
-        .map_err(db)?;
+        diesel::delete(owned_in_flight!(scope, key, owner))
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
         Ok(())
     }
 

@@ -11,9 +11,23 @@ use domain::partner::{Activity, Partner};
 use domain::store::{Conflict, PartnerStore, StoreError, StoreResult};
 
 use super::{Conn, Store};
-use crate::error::{TxError, db};
+use crate::error::{TxError, db, found};
 use crate::rows::{KeyRow, PartnerRow};
 use crate::schema::{api_keys, enrollments, events, groups, partners, quotes};
+
+/// Sets `$changes` on the partner `$id` of `$store` (`NotFound` when there
+/// is none).
+macro_rules! set_partner {
+    ($store:expr, $id:expr, $changes:expr) => {{
+        let mut conn = $store.conn().await?;
+        let n = diesel::update(partners::table.find($id.as_str()))
+            .set($changes)
+            .execute(&mut *conn)
+            .await
+            .map_err(db)?;
+        found(n)
+    }};
+}
 
 async fn load_partner(conn: &mut Conn, id: &str) -> Result<Partner, TxError> {
     let row = partners::table
@@ -95,49 +109,27 @@ impl PartnerStore for Store {
     }
 
     async fn set_live_enabled(&self, id: &PartnerId, enabled: bool, now: i64) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let n = diesel::update(partners::table.find(id.as_str()))
-            .set((
+        set_partner!(
+            self,
+            id,
+            (
                 partners::live_enabled.eq(enabled),
                 partners::live_changed_at.eq(Some(now)),
-            ))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
-        if n == 0 {
-            Err(StoreError::NotFound)
-        } else {
-            Ok(())
-        }
+            )
+        )
     }
 
     async fn set_commercial_done(&self, id: &PartnerId, done: bool, now: i64) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        let n = diesel::update(partners::table.find(id.as_str()))
-            .set(partners::commercial_done_at.eq(done.then_some(now)))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
-        if n == 0 {
-            Err(StoreError::NotFound)
-        } else {
-            Ok(())
-        }
+        set_partner!(
+            self,
+            id,
+            partners::commercial_done_at.eq(done.then_some(now))
+        )
     }
 
     async fn set_embed_origins(&self, id: &PartnerId, origins: &[String]) -> StoreResult<()> {
         let text = crate::rows::stored(serde_json::to_string(origins))?;
-        let mut conn = self.conn().await?;
-        let n = diesel::update(partners::table.find(id.as_str()))
-            .set(partners::embed_origins.eq(text))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
-        if n == 0 {
-            Err(StoreError::NotFound)
-        } else {
-            Ok(())
-        }
+        set_partner!(self, id, partners::embed_origins.eq(text))
     }
 
     async fn insert_key(&self, key: &KeyRecord, rotate: bool, now: i64) -> StoreResult<Vec<KeyId>> {
