@@ -54,13 +54,8 @@ pub(crate) fn member_row(
         data: member_data(m)?,
         created_at,
         updated_at: now,
-        enrollment_status: String::new(),
-        invitation_status: String::new(),
-        tier: None,
-        effective_date: None,
-        termination_date: None,
-        cobra_deadline: None,
         status: member_status(m.status).to_owned(),
+        ..MemberRow::blank()
     };
     row.set_state(&MemberState::default());
     Ok(row)
@@ -109,6 +104,42 @@ async fn settle(
             .await?;
     }
     Ok(())
+}
+
+/// The row of a member `write` adds or updates at `position`, first
+/// stored at `created_at`, in the write's roster state.
+fn written_row(
+    scope: &Scope,
+    gid: &str,
+    write: &MemberWrite,
+    position: usize,
+    created_at: i64,
+) -> Result<MemberRow, StoreError> {
+    let mut row = member_row(
+        scope,
+        gid,
+        &write.id,
+        &write.member,
+        position,
+        created_at,
+        write.now,
+    )?;
+    row.set_state(&write.state);
+    Ok(row)
+}
+
+/// After `write` stored its member `row`: the group settled from its
+/// stored members (see [`settle`]) with the write's job; the member.
+async fn settle_member(
+    c: &mut Conn,
+    scope: &Scope,
+    gid: &str,
+    write: &MemberWrite,
+    row: MemberRow,
+) -> Result<StoredMember, TxError> {
+    let (count, digest) = digest_of(c, gid).await?;
+    settle(c, scope, gid, count, &digest, Some(&write.job), write.now).await?;
+    Ok(row.into_domain()?)
 }
 
 /// Whether another member of the group than `except` has `m`'s external
@@ -315,23 +346,12 @@ impl CensusStore for Store {
                 .first(c)
                 .await?;
             let position = last.map_or(0, |p| usize::try_from(p).unwrap_or(0) + 1);
-            let mut row = member_row(
-                scope,
-                &gid,
-                &write.id,
-                &write.member,
-                position,
-                write.now,
-                write.now,
-            )?;
-            row.set_state(&write.state);
+            let row = written_row(scope, &gid, write, position, write.now)?;
             diesel::insert_into(members::table)
                 .values(&row)
                 .execute(c)
                 .await?;
-            let (count, digest) = digest_of(c, &gid).await?;
-            settle(c, scope, &gid, count, &digest, Some(&write.job), write.now).await?;
-            Ok::<_, TxError>(row.into_domain()?)
+            settle_member(c, scope, &gid, write, row).await
         })
         .await?)
     }
@@ -353,16 +373,7 @@ impl CensusStore for Store {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::MemberTaken)));
             }
             let position = usize::try_from(old.position).unwrap_or(0);
-            let mut row = member_row(
-                scope,
-                &gid,
-                &write.id,
-                &write.member,
-                position,
-                old.created_at,
-                write.now,
-            )?;
-            row.set_state(&write.state);
+            let mut row = written_row(scope, &gid, write, position, old.created_at)?;
             // Elections own the enrollment columns: keep what is stored
             // under the lock, so an update read before a concurrent
             // election never undoes it.
@@ -386,9 +397,7 @@ impl CensusStore for Store {
                 ))
                 .execute(c)
                 .await?;
-            let (count, digest) = digest_of(c, &gid).await?;
-            settle(c, scope, &gid, count, &digest, Some(&write.job), write.now).await?;
-            Ok::<_, TxError>(row.into_domain()?)
+            settle_member(c, scope, &gid, write, row).await
         })
         .await?)
     }
