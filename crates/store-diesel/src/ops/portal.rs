@@ -74,6 +74,21 @@ impl LinkRow {
     }
 }
 
+/// The first link of `$query` (links joined to their accounts) with its
+/// account, read on `$conn`; as the whole body of a method returning
+/// `StoreResult<Option<StoredLink>>`.
+macro_rules! first_link {
+    ($conn:expr, $query:expr) => {{
+        let row: Option<(LinkRow, AccountRow)> = $query
+            .select((LinkRow::as_select(), AccountRow::as_select()))
+            .first($conn)
+            .await
+            .optional()
+            .map_err(db)?;
+        row.map(|(l, a)| l.into_domain(a)).transpose()
+    }};
+}
+
 /// Stores `link` (and its account on the first link), superseding the
 /// account's older links, with the email `jobs`. Part of the caller's
 /// transaction (the enrollment's insert, or [`PortalStore::insert_link`]).
@@ -161,31 +176,25 @@ impl PortalStore for Store {
         enrollment: &EnrollmentId,
     ) -> StoreResult<Option<StoredLink>> {
         let mut conn = self.conn().await?;
-        let row: Option<(LinkRow, AccountRow)> = portal_links::table
-            .inner_join(portal_accounts::table)
-            .filter(portal_links::enrollment_id.eq(enrollment.as_str()))
-            .filter(portal_links::superseded_at.is_null())
-            .filter(portal_accounts::partner_id.eq(scope.partner.as_str()))
-            .filter(portal_accounts::mode.eq(scope.mode.as_str()))
-            .select((LinkRow::as_select(), AccountRow::as_select()))
-            .first(&mut *conn)
-            .await
-            .optional()
-            .map_err(db)?;
-        row.map(|(l, a)| l.into_domain(a)).transpose()
+        first_link!(
+            &mut *conn,
+            portal_links::table
+                .inner_join(portal_accounts::table)
+                .filter(portal_links::enrollment_id.eq(enrollment.as_str()))
+                .filter(portal_links::superseded_at.is_null())
+                .filter(portal_accounts::partner_id.eq(scope.partner.as_str()))
+                .filter(portal_accounts::mode.eq(scope.mode.as_str()))
+        )
     }
 
     async fn link(&self, token_hash: &str) -> StoreResult<Option<StoredLink>> {
         let mut conn = self.conn().await?;
-        let row: Option<(LinkRow, AccountRow)> = portal_links::table
-            .inner_join(portal_accounts::table)
-            .filter(portal_links::token_hash.eq(token_hash))
-            .select((LinkRow::as_select(), AccountRow::as_select()))
-            .first(&mut *conn)
-            .await
-            .optional()
-            .map_err(db)?;
-        row.map(|(l, a)| l.into_domain(a)).transpose()
+        first_link!(
+            &mut *conn,
+            portal_links::table
+                .inner_join(portal_accounts::table)
+                .filter(portal_links::token_hash.eq(token_hash))
+        )
     }
 
     async fn use_link(
