@@ -86,6 +86,16 @@ pub struct Detail {
     pub index: Option<usize>,
 }
 
+impl From<FieldError> for Detail {
+    fn from(e: FieldError) -> Self {
+        Self {
+            field: e.field,
+            message: e.message,
+            index: e.index,
+        }
+    }
+}
+
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -265,15 +275,10 @@ impl ApiError {
         ErrorBody {
             error: self.code.as_str().to_owned(),
             message: self.message.clone(),
-            details: self.details.as_ref().map(|d| {
-                d.iter()
-                    .map(|f| Detail {
-                        field: f.field.clone(),
-                        message: f.message.clone(),
-                        index: f.index,
-                    })
-                    .collect()
-            }),
+            details: self
+                .details
+                .as_ref()
+                .map(|d| d.iter().cloned().map(Detail::from).collect()),
         }
     }
 }

@@ -21,7 +21,7 @@ use domain::services::members::Members;
 use domain::services::onboarding::{Onboarding, OnboardingPorts, VerificationHandler};
 use domain::services::partner_portal::{Console, ConsolePorts, PartnerPortal, PartnerPortalPorts};
 use domain::services::partners::Partners;
-use domain::services::portal::{Portal, PortalLinks, PortalPorts};
+use domain::services::portal::{Credentials, Portal, PortalLinks, PortalPorts};
 use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
 use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
 use domain::services::webhooks::{WebhookPorts, WebhookSettings, Webhooks};
@@ -351,13 +351,20 @@ impl Services {
         Portal::new(PortalPorts {
             store: Arc::clone(&s.portal),
             enrollments: Arc::clone(&s.quotes),
-            rate_limits: Arc::clone(&s.rate_limits),
+            credentials: self.credentials(failed_auth),
             clock: Arc::clone(&p.clock),
             entropy: Arc::clone(&p.entropy),
-            hasher: Arc::clone(&self.shared.hasher),
             links: self.portal_links(),
-            failed_auth,
         })
+    }
+
+    /// Password hashing and the failed-auth limit both portals share.
+    fn credentials(&self, failed_auth: domain::rate_limit::Policy) -> Credentials {
+        Credentials {
+            hasher: Arc::clone(&self.shared.hasher),
+            rate_limits: Arc::clone(&self.stores.rate_limits),
+            failed_auth,
+        }
     }
 
     /// The partner portal's users, sessions and audit log; failed
@@ -367,12 +374,10 @@ impl Services {
         let (s, p) = (&self.stores, &self.ports);
         PartnerPortal::new(PartnerPortalPorts {
             store: Arc::clone(&s.partner_users),
-            rate_limits: Arc::clone(&s.rate_limits),
+            credentials: self.credentials(failed_auth),
             clock: Arc::clone(&p.clock),
             entropy: Arc::clone(&p.entropy),
-            hasher: Arc::clone(&self.shared.hasher),
             sealer: Arc::clone(&p.sealer),
-            failed_auth,
             base_url: self.shared.public_base_url.as_str().into(),
             mailbox: Mailbox::new(Arc::clone(&p.sealer)),
         })

@@ -10,10 +10,12 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{LOCATION, USER_AGENT};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use domain::error::FieldError;
+use domain::ids::EnrollmentId;
 use domain::onboarding::StepId;
 use domain::onboarding::fields::AddressInput;
+use domain::scope::Scope;
 use domain::services::ServiceError;
-use domain::services::onboarding::{BankInput, PlanInput, ProfileInput, SignInput};
+use domain::services::onboarding::{BankInput, Onboarding, PlanInput, ProfileInput, SignInput};
 use serde::Deserialize;
 
 use crate::PortalState;
@@ -112,16 +114,16 @@ pub(crate) enum Then {
 
 /// What a step's POST did: back to the page after a success, or the page
 /// again with the refusal.
-pub(crate) async fn finish(
+pub(crate) async fn finish<T>(
     state: &PortalState,
     admin: &Admin,
     step: StepId,
     form: Submitted,
-    result: Result<(), ServiceError>,
+    result: Result<T, ServiceError>,
     then: Then,
 ) -> Result<HttpResponse, PageError> {
     match result {
-        Ok(()) => Ok(redirect(&match then {
+        Ok(_) => Ok(redirect(&match then {
             Then::Back => step_url(step),
             Then::Dashboard => format!("/portal/dashboard?saved={}", step.as_str()),
         })),
@@ -193,8 +195,7 @@ pub(crate) async fn save_profile(
     let result = state
         .onboarding
         .save_profile(&a.scope, &a.enrollment_id, input)
-        .await
-        .map(drop);
+        .await;
     let submitted = Submitted::values(
         "profile",
         &[
@@ -227,6 +228,29 @@ struct CsrfOnly {
     csrf: String,
 }
 
+/// A step whose form carries only its CSRF token: checks it, runs `act`
+/// on the account's enrollment and finishes as the form `name`.
+async fn bare_step<T>(
+    state: &PortalState,
+    admin: &Admin,
+    csrf: &str,
+    (step, name, then): (StepId, &'static str, Then),
+    act: impl AsyncFnOnce(&Onboarding, &Scope, &EnrollmentId) -> Result<T, ServiceError>,
+) -> Result<HttpResponse, PageError> {
+    admin.check(csrf, &step_url(step))?;
+    let a = &admin.account;
+    let result = act(&state.onboarding, &a.scope, &a.enrollment_id).await;
+    finish(
+        state,
+        admin,
+        step,
+        Submitted::values(name, &[]),
+        result,
+        then,
+    )
+    .await
+}
+
 /// Asks the business verifier.
 #[post("/steps/business-verification")]
 pub(crate) async fn verify(
@@ -234,22 +258,10 @@ pub(crate) async fn verify(
     admin: Admin,
     form: web::Form<CsrfOnly>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, &step_url(StepId::BusinessVerification))?;
-    let a = &admin.account;
-    let result = state
-        .onboarding
-        .request_verification(&a.scope, &a.enrollment_id)
-        .await
-        .map(drop);
-    let submitted = Submitted::values("verify", &[]);
-    finish(
-        &state,
-        &admin,
-        StepId::BusinessVerification,
-        submitted,
-        result,
-        Then::Back,
-    )
+    let step = (StepId::BusinessVerification, "verify", Then::Back);
+    bare_step(&state, &admin, &form.csrf, step, async |o, scope, id| {
+        o.request_verification(scope, id).await
+    })
     .await
 }
 
@@ -289,8 +301,7 @@ pub(crate) async fn save_bank(
                 holder_name: some(&f.holder_name),
             },
         )
-        .await
-        .map(drop);
+        .await;
     // The account number is never shown again, not even after an error.
     let submitted = Submitted::values(
         "bank",
@@ -487,8 +498,7 @@ pub(crate) async fn sign_plan(
                     .map(str::to_owned),
             },
         )
-        .await
-        .map(drop);
+        .await;
     let submitted = Submitted::values(
         "sign",
         &[
@@ -514,21 +524,9 @@ pub(crate) async fn invite(
     admin: Admin,
     form: web::Form<CsrfOnly>,
 ) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, &step_url(StepId::EmployeeInvitations))?;
-    let a = &admin.account;
-    let result = state
-        .onboarding
-        .send_invitations(&a.scope, &a.enrollment_id)
-        .await
-        .map(drop);
-    let submitted = Submitted::values("invite", &[]);
-    finish(
-        &state,
-        &admin,
-        StepId::EmployeeInvitations,
-        submitted,
-        result,
-        Then::Dashboard,
-    )
+    let step = (StepId::EmployeeInvitations, "invite", Then::Dashboard);
+    bare_step(&state, &admin, &form.csrf, step, async |o, scope, id| {
+        o.send_invitations(scope, id).await
+    })
     .await
 }

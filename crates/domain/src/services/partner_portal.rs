@@ -21,12 +21,11 @@ use crate::partner_user::{
     AuditAction, AuditEntry, NewUser, NewUserSession, PartnerUser, Role, UserLink, UserSession,
 };
 use crate::portal::{LINK_TTL_SECS, LinkState, Lockout, digest, normalize_email};
-use crate::ports::{Clock, Entropy, Minter, PasswordHasher, Sealer};
-use crate::rate_limit::Policy;
+use crate::ports::{Clock, Entropy, Minter, Sealer};
 use crate::services::portal::NewPassword;
-use crate::services::portal::credentials;
+use crate::services::portal::{Credentials, credentials};
 use crate::services::{PortalRefusal, ServiceError, with_fresh_id};
-use crate::store::{Conflict, PartnerUserStore, RateLimitStore, StoreError};
+use crate::store::{Conflict, PartnerUserStore, StoreError};
 
 pub use console::{Console, ConsolePorts, GroupRow, Overview, is_live_key_active};
 pub use two_factor::Enrolment;
@@ -36,18 +35,14 @@ pub use two_factor::Enrolment;
 pub struct PartnerPortalPorts {
     /// Users, links, sessions, audit log.
     pub store: Arc<dyn PartnerUserStore>,
-    /// The per-address failed-auth counters.
-    pub rate_limits: Arc<dyn RateLimitStore>,
     /// The clock.
     pub clock: Arc<dyn Clock>,
     /// Session ids, tokens, TOTP secrets, recovery codes.
     pub entropy: Arc<dyn Entropy>,
-    /// Argon2id.
-    pub hasher: Arc<dyn PasswordHasher>,
+    /// Password hashing and the failed-auth limit.
+    pub credentials: Credentials,
     /// Seals TOTP secrets at rest.
     pub sealer: Arc<dyn Sealer>,
-    /// The failed-auth policy (`rate_limits.failed_auth_per_minute`).
-    pub failed_auth: Policy,
     /// `public_base_url`, no trailing slash.
     pub base_url: Arc<str>,
     /// Queues the lockout email.
@@ -353,9 +348,11 @@ impl PartnerPortal {
             .await?
             .ok_or(PortalRefusal::LinkUnknown)?;
         credentials::usable(link.state(self.now()))?;
-        let phc =
-            credentials::new_password_hash(self.ports.hasher.as_ref(), &form, &link.user.email)
-                .await?;
+        let phc = self
+            .ports
+            .credentials
+            .new_password_hash(&form, &link.user.email)
+            .await?;
         let cookie = self.secret();
         let session = self.new_session(&cookie, &link.user, false);
         let actor = Actor {
@@ -412,8 +409,10 @@ impl PartnerPortal {
         let now = self.now();
         let email = normalize_email(email);
         let users = self.ports.store.users_by_email(&email).await?;
-        let matched =
-            credentials::opened_by(self.ports.hasher.as_ref(), &users, password, now, |u| {
+        let matched = self
+            .ports
+            .credentials
+            .opened_by(&users, password, now, |u| {
                 (u.password_hash.as_deref(), &u.lockout)
             })
             .await;
@@ -499,13 +498,7 @@ impl PartnerPortal {
     }
 
     async fn failed(&self, ip: Option<&str>, now: i64) -> Result<PortalRefusal, ServiceError> {
-        credentials::count_failed_auth(
-            self.ports.rate_limits.as_ref(),
-            &self.ports.failed_auth,
-            ip,
-            now,
-        )
-        .await
+        self.ports.credentials.count_failed_auth(ip, now).await
     }
 
     /// Sets the mode the session's pages show.

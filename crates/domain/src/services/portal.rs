@@ -18,12 +18,12 @@ use crate::ids::EnrollmentId;
 use crate::portal::{
     LinkState, Lockout, NewSession, PortalAccount, StoredSession, digest, normalize_email,
 };
-use crate::ports::{Clock, Entropy, Minter, PasswordHasher};
-use crate::rate_limit::Policy;
+use crate::ports::{Clock, Entropy, Minter};
 use crate::scope::Scope;
 use crate::services::{OnboardingRefusal, PortalRefusal, ServiceError};
-use crate::store::{Conflict, PortalStore, QuoteStore, RateLimitStore, StoreError};
+use crate::store::{Conflict, PortalStore, QuoteStore, StoreError};
 
+pub use credentials::Credentials;
 pub use links::{IssuedLink, LinkFor, MintedLink, PortalLinks};
 
 /// The ports of the portal service.
@@ -33,18 +33,14 @@ pub struct PortalPorts {
     pub store: Arc<dyn PortalStore>,
     /// Enrollments (the signatory a new link goes to).
     pub enrollments: Arc<dyn QuoteStore>,
-    /// The per-address failed-auth counters.
-    pub rate_limits: Arc<dyn RateLimitStore>,
     /// The clock.
     pub clock: Arc<dyn Clock>,
     /// Session ids, CSRF tokens and link tokens.
     pub entropy: Arc<dyn Entropy>,
-    /// Argon2id.
-    pub hasher: Arc<dyn PasswordHasher>,
+    /// Password hashing and the failed-auth limit.
+    pub credentials: Credentials,
     /// Links (and their emails).
     pub links: PortalLinks,
-    /// The failed-auth policy (`rate_limits.failed_auth_per_minute`).
-    pub failed_auth: Policy,
 }
 
 /// The portal service.
@@ -183,9 +179,11 @@ impl Portal {
             .await?
             .ok_or(PortalRefusal::LinkUnknown)?;
         credentials::usable(link.state(self.now()))?;
-        let phc =
-            credentials::new_password_hash(self.ports.hasher.as_ref(), &form, &link.account.email)
-                .await?;
+        let phc = self
+            .ports
+            .credentials
+            .new_password_hash(&form, &link.account.email)
+            .await?;
         let cookie = self.secret();
         let session = NewSession {
             id_hash: digest(&cookie),
@@ -229,8 +227,10 @@ impl Portal {
             .store
             .accounts_by_email(&normalize_email(email))
             .await?;
-        let matched =
-            credentials::opened_by(self.ports.hasher.as_ref(), &accounts, password, now, |a| {
+        let matched = self
+            .ports
+            .credentials
+            .opened_by(&accounts, password, now, |a| {
                 (a.password_hash.as_deref(), &a.lockout)
             })
             .await;
@@ -285,13 +285,7 @@ impl Portal {
         source: Option<&str>,
         now: i64,
     ) -> Result<PortalRefusal, ServiceError> {
-        credentials::count_failed_auth(
-            self.ports.rate_limits.as_ref(),
-            &self.ports.failed_auth,
-            source,
-            now,
-        )
-        .await
+        self.ports.credentials.count_failed_auth(source, now).await
     }
 
     /// Ends the session of the cookie.

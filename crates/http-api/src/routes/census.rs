@@ -124,14 +124,7 @@ pub async fn replace_census(
         received: result.received,
         accepted: result.accepted,
         member_count: result.member_count,
-        errors: errors
-            .into_iter()
-            .map(|e| Detail {
-                field: e.field,
-                message: e.message,
-                index: e.index,
-            })
-            .collect(),
+        errors: errors.into_iter().map(Detail::from).collect(),
         rates: "pending".to_owned(),
     })
 }

@@ -130,15 +130,7 @@ impl From<ElectionResult> for ElectionsOut {
             invited: r.invited,
             invites_suppressed: r.invites_suppressed.map(str::to_owned),
             deductions_webhook: r.deductions_webhook,
-            errors: r
-                .errors
-                .into_iter()
-                .map(|e| Detail {
-                    field: e.field,
-                    message: e.message,
-                    index: e.index,
-                })
-                .collect(),
+            errors: r.errors.into_iter().map(Detail::from).collect(),
         }
     }
 }

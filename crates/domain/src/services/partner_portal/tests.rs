@@ -12,6 +12,7 @@ use super::*;
 use crate::ids::UserId;
 use crate::partner_user::{Totp, recovery_code_digest};
 use crate::ports::{MockClock, MockEntropy, MockPasswordHasher, MockSealer, Unseal};
+use crate::rate_limit::Policy;
 use crate::store::{MockPartnerUserStore, MockRateLimitStore};
 
 const NOW: i64 = 1_790_000_000;
@@ -87,12 +88,14 @@ fn service(store: MockPartnerUserStore, hasher: MockPasswordHasher) -> PartnerPo
     let sealer = Arc::new(sealer);
     PartnerPortal::new(PartnerPortalPorts {
         store: Arc::new(store),
-        rate_limits: Arc::new(limits),
+        credentials: Credentials {
+            hasher: Arc::new(hasher),
+            rate_limits: Arc::new(limits),
+            failed_auth: Policy::failed_auth(30),
+        },
         clock: Arc::new(clock),
         entropy: Arc::new(entropy),
-        hasher: Arc::new(hasher),
         sealer: sealer.clone(),
-        failed_auth: Policy::failed_auth(30),
         base_url: "https://partners.example.com".into(),
         mailbox: crate::services::mailbox::Mailbox::new(sealer),
     })

@@ -4,6 +4,8 @@
 //! session cookie is worth now, and counting a failed sign-in against the
 //! source address.
 
+use std::sync::Arc;
+
 use crate::error::FieldError;
 use crate::partner_user::UserSession;
 use crate::portal::{
@@ -14,6 +16,18 @@ use crate::rate_limit::Policy;
 use crate::services::portal::NewPassword;
 use crate::services::{PortalRefusal, ServiceError};
 use crate::store::{PartnerUserStore, PortalStore, RateLimitStore, StoreResult};
+
+/// What both portals' passwords need: the hasher, and the failed-auth
+/// counters per source address with their policy.
+#[derive(Clone)]
+pub struct Credentials {
+    /// Argon2id.
+    pub hasher: Arc<dyn PasswordHasher>,
+    /// The per-address failed-auth counters.
+    pub rate_limits: Arc<dyn RateLimitStore>,
+    /// The failed-auth policy (`rate_limits.failed_auth_per_minute`).
+    pub failed_auth: Policy,
+}
 
 /// Refuses a link that cannot set a password.
 ///
@@ -27,60 +41,88 @@ pub(crate) fn usable(state: LinkState) -> Result<(), ServiceError> {
     }
 }
 
-/// Checks the set-password form of the account `email` against the
-/// policy and hashes the password (Argon2id).
-///
-/// # Errors
-/// [`ServiceError::Invalid`] (`password`, `password_confirmation`).
-pub(crate) async fn new_password_hash(
-    hasher: &dyn PasswordHasher,
-    form: &NewPassword<'_>,
-    email: &str,
-) -> Result<String, ServiceError> {
-    let mut errors = password_errors(form.password, email);
-    if form.password != form.confirmation {
-        errors.push(FieldError::new(
-            "password_confirmation",
-            "must match the password",
-        ));
+impl Credentials {
+    /// Checks the set-password form of the account `email` against the
+    /// policy and hashes the password (Argon2id).
+    ///
+    /// # Errors
+    /// [`ServiceError::Invalid`] (`password`, `password_confirmation`).
+    pub(crate) async fn new_password_hash(
+        &self,
+        form: &NewPassword<'_>,
+        email: &str,
+    ) -> Result<String, ServiceError> {
+        let mut errors = password_errors(form.password, email);
+        if form.password != form.confirmation {
+            errors.push(FieldError::new(
+                "password_confirmation",
+                "must match the password",
+            ));
+        }
+        if !errors.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+        self.hasher
+            .hash(form.password)
+            .await
+            .map_err(|e| ServiceError::Internal(e.into()))
     }
-    if !errors.is_empty() {
-        return Err(ServiceError::Invalid(errors));
-    }
-    hasher
-        .hash(form.password)
-        .await
-        .map_err(|e| ServiceError::Internal(e.into()))
-}
 
-/// The first of `accounts` whose password is `password`, skipping those
-/// without a password or locked at `now`. When no account could be
-/// checked, a check against nothing still runs, so that timing tells
-/// nothing either.
-pub(crate) async fn opened_by<'a, T>(
-    hasher: &dyn PasswordHasher,
-    accounts: &'a [T],
-    password: &str,
-    now: i64,
-    credentials: impl Fn(&T) -> (Option<&str>, &Lockout),
-) -> Option<&'a T> {
-    let mut checked = false;
-    for account in accounts {
-        let (Some(phc), lockout) = credentials(account) else {
-            continue;
+    /// The first of `accounts` whose password is `password`, skipping those
+    /// without a password or locked at `now`. When no account could be
+    /// checked, a check against nothing still runs, so that timing tells
+    /// nothing either.
+    pub(crate) async fn opened_by<'a, T>(
+        &self,
+        accounts: &'a [T],
+        password: &str,
+        now: i64,
+        credentials: impl Fn(&T) -> (Option<&str>, &Lockout),
+    ) -> Option<&'a T> {
+        let mut checked = false;
+        for account in accounts {
+            let (Some(phc), lockout) = credentials(account) else {
+                continue;
+            };
+            if lockout.locked(now) {
+                continue;
+            }
+            checked = true;
+            if self.hasher.verify(password, phc).await {
+                return Some(account);
+            }
+        }
+        if !checked {
+            let _ = self.hasher.verify(password, "").await;
+        }
+        None
+    }
+
+    /// Counts a failed sign-in against the source address's failed-auth
+    /// limit: [`PortalRefusal::SignInFailed`] while under it,
+    /// [`PortalRefusal::TooManyAttempts`] over it.
+    pub(crate) async fn count_failed_auth(
+        &self,
+        source: Option<&str>,
+        now: i64,
+    ) -> Result<PortalRefusal, ServiceError> {
+        let Some(source) = source else {
+            return Ok(PortalRefusal::SignInFailed);
         };
-        if lockout.locked(now) {
-            continue;
-        }
-        checked = true;
-        if hasher.verify(password, phc).await {
-            return Some(account);
-        }
+        let policy = &self.failed_auth;
+        let count = self
+            .rate_limits
+            .hit(policy, &policy.bucket(source), now)
+            .await?;
+        let decision = policy.decide(count, now);
+        Ok(if decision.allowed {
+            PortalRefusal::SignInFailed
+        } else {
+            PortalRefusal::TooManyAttempts {
+                retry_after_secs: u32::try_from(decision.reset_secs).unwrap_or(u32::MAX),
+            }
+        })
     }
-    if !checked {
-        let _ = hasher.verify(password, "").await;
-    }
-    None
 }
 
 /// What a stored session is worth at `now`.
@@ -183,27 +225,4 @@ pub(crate) const fn fate(created_at: i64, seen_at: i64, now: i64) -> Fate {
     } else {
         Fate::Ended
     }
-}
-
-/// Counts a failed sign-in against the source address's failed-auth
-/// limit: [`PortalRefusal::SignInFailed`] while under it,
-/// [`PortalRefusal::TooManyAttempts`] over it.
-pub(crate) async fn count_failed_auth(
-    rate_limits: &dyn RateLimitStore,
-    policy: &Policy,
-    source: Option<&str>,
-    now: i64,
-) -> Result<PortalRefusal, ServiceError> {
-    let Some(source) = source else {
-        return Ok(PortalRefusal::SignInFailed);
-    };
-    let count = rate_limits.hit(policy, &policy.bucket(source), now).await?;
-    let decision = policy.decide(count, now);
-    Ok(if decision.allowed {
-        PortalRefusal::SignInFailed
-    } else {
-        PortalRefusal::TooManyAttempts {
-            retry_after_secs: u32::try_from(decision.reset_secs).unwrap_or(u32::MAX),
-        }
-    })
 }

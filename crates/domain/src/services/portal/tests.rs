@@ -9,6 +9,7 @@ use crate::ids::{GroupId, PartnerId};
 use crate::mode::Mode;
 use crate::portal::{LINK_TTL_SECS, Lockout, StoredLink};
 use crate::ports::{MockClock, MockEntropy, MockPasswordHasher, MockSealer};
+use crate::rate_limit::Policy;
 use crate::services::mailbox::Mailbox;
 use crate::store::{MockPortalStore, MockQuoteStore, MockRateLimitStore};
 
@@ -45,11 +46,13 @@ fn service(store: MockPortalStore, hasher: MockPasswordHasher) -> Portal {
         ),
         store,
         enrollments: Arc::new(MockQuoteStore::new()),
-        rate_limits: Arc::new(limits),
+        credentials: Credentials {
+            hasher: Arc::new(hasher),
+            rate_limits: Arc::new(limits),
+            failed_auth: Policy::failed_auth(30),
+        },
         clock: Arc::new(clock),
         entropy: Arc::new(entropy),
-        hasher: Arc::new(hasher),
-        failed_auth: Policy::failed_auth(30),
     })
 }
 
