@@ -81,6 +81,36 @@ macro_rules! insert_all {
     }};
 }
 
+/// The census members' columns, as [`insert_members!`] writes them.
+pub(crate) const MEMBER_COLUMNS: &str = "id, group_id, partner_id, mode, external_id, email_key, \
+     position, data, created_at, updated_at, enrollment_status, invitation_status, tier, \
+     effective_date, termination_date, cobra_deadline, status";
+
+/// Inserts a census's members (`Vec<MemberRow>`) in one statement: the
+/// rows as one JSON array that `json_populate_recordset` turns into
+/// `members` rows, which the server parses once, where a multi-row
+/// `VALUES` binds 17 parameters a row, chunk after chunk.
+macro_rules! insert_members {
+    ($conn:expr, $rows:expr) => {{
+        let rows: Vec<$crate::rows::MemberRow> = $rows;
+        if rows.is_empty() {
+            Ok(())
+        } else {
+            let json = serde_json::to_string(&rows)
+                .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+            let columns = $crate::pg::MEMBER_COLUMNS;
+            diesel::sql_query(format!(
+                "INSERT INTO members ({columns}) SELECT {columns} \
+                 FROM json_populate_recordset(NULL::members, $1::json)"
+            ))
+            .bind::<diesel::sql_types::Text, _>(json)
+            .execute($conn)
+            .await
+            .map(drop)
+        }
+    }};
+}
+
 /// Several processes share a PostgreSQL database: registering one frees
 /// nothing of the others (their heartbeats tell whether they live).
 pub(crate) const SOLE_PROCESS: bool = false;

@@ -239,7 +239,21 @@ impl GroupRow {
     }
 }
 
-#[derive(Queryable, Selectable, Insertable)]
+/// A member's roster-state columns, all a census replace reads of the
+/// members it replaces (not their fields, which the write brings anew).
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = members, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub(crate) struct RosterState {
+    pub id: String,
+    pub enrollment_status: String,
+    pub invitation_status: String,
+    pub tier: Option<String>,
+    pub effective_date: Option<String>,
+    pub termination_date: Option<String>,
+    pub cobra_deadline: Option<String>,
+}
+
+#[derive(Queryable, Selectable, Insertable, serde::Serialize)]
 #[diesel(table_name = members, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
 pub(crate) struct MemberRow {
     pub id: String,
@@ -318,7 +332,7 @@ impl MemberRow {
 
     /// Takes the roster-state columns of `old` (the same member before a
     /// census replace).
-    pub(crate) fn copy_state(&mut self, old: Self) {
+    pub(crate) fn copy_state(&mut self, old: RosterState) {
         self.enrollment_status = old.enrollment_status;
         self.invitation_status = old.invitation_status;
         self.tier = old.tier;

@@ -83,6 +83,13 @@ macro_rules! insert_all {
     }};
 }
 
+/// Inserts a census's members (`Vec<MemberRow>`), as [`insert_all!`].
+macro_rules! insert_members {
+    ($conn:expr, $rows:expr) => {
+        insert_all!($conn, $crate::schema::members::table, $rows)
+    };
+}
+
 /// One process serves an SQLite file: a process that registers frees
 /// everything earlier processes left, at once.
 pub(crate) const SOLE_PROCESS: bool = true;

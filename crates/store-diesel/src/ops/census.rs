@@ -30,7 +30,7 @@ use super::outbox::append_events;
 use super::shared::{insert_jobs, insert_members, job_rows};
 use super::{Conn, Store};
 use crate::error::{TxError, corrupt, db};
-use crate::rows::{JobRow, MemberRow, int, member_data, member_status};
+use crate::rows::{JobRow, MemberRow, RosterState, int, member_data, member_status};
 use crate::schema::{groups, jobs, members};
 
 /// A member row of `scope`'s group `gid` with the default roster state.
@@ -240,9 +240,9 @@ impl CensusStore for Store {
             }
             // Kept members keep their roster state (enrollment, elections,
             // termination); it lives beside the fields the write replaces.
-            let mut states: HashMap<String, MemberRow> = members::table
+            let mut states: HashMap<String, RosterState> = members::table
                 .filter(members::group_id.eq(&gid))
-                .select(MemberRow::as_select())
+                .select(RosterState::as_select())
                 .load(c)
                 .await?
                 .into_iter()

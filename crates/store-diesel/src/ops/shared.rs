@@ -14,7 +14,7 @@ use super::{Conn, Store};
 use crate::Pooled;
 use crate::error::pool;
 use crate::rows::{EventRow, JobRow, MemberRow};
-use crate::schema::{events, jobs, members};
+use crate::schema::{events, jobs};
 
 /// Rows per INSERT statement: at most 16 columns each, under SQLite's
 /// 32,766 bind parameters and well under PostgreSQL's 65,535.
@@ -53,7 +53,7 @@ pub(super) async fn insert_jobs(c: &mut Conn, rows: &[JobRow]) -> QueryResult<()
 }
 
 pub(super) async fn insert_members(c: &mut Conn, rows: Vec<MemberRow>) -> QueryResult<()> {
-    insert_all!(c, members::table, rows)
+    insert_members!(c, rows)
 }
 
 /// Inserts outbox rows (see [`insert_members`]).
