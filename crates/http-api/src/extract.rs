@@ -122,13 +122,6 @@ impl<T: DeserializeOwned + Default> Presence<T> for Optional {
 #[derive(Debug)]
 pub struct Body<T, P = Required>(pub T, pub PhantomData<P>);
 
-impl<T, P> Body<T, P> {
-    /// The parsed body.
-    pub fn into_inner(self) -> T {
-        self.0
-    }
-}
-
 impl<T, P> FromRequest for Body<T, P>
 where
     T: 'static,

@@ -445,7 +445,12 @@ impl PartnerPortal {
         for user in users.iter().filter(|u| u.password_hash.is_some()) {
             self.count_failure(user, ip, "password", now).await?;
         }
-        Err(self.failed(ip, now).await?.into())
+        Err(self
+            .ports
+            .credentials
+            .count_failed_auth(ip, now)
+            .await?
+            .into())
     }
 
     /// Counts a wrong password or code against `user`'s lockout (5 in 15
@@ -495,10 +500,6 @@ impl PartnerPortal {
             .job(&minter, &scope, None, &message, self.now_ms())
             .into_iter()
             .collect()
-    }
-
-    async fn failed(&self, ip: Option<&str>, now: i64) -> Result<PortalRefusal, ServiceError> {
-        self.ports.credentials.count_failed_auth(ip, now).await
     }
 
     /// Sets the mode the session's pages show.

@@ -277,15 +277,12 @@ impl Portal {
                 .save_lockout(&account.enrollment_id, &lock, &jobs)
                 .await?;
         }
-        Err(self.failed_auth(source, now).await?.into())
-    }
-
-    async fn failed_auth(
-        &self,
-        source: Option<&str>,
-        now: i64,
-    ) -> Result<PortalRefusal, ServiceError> {
-        self.ports.credentials.count_failed_auth(source, now).await
+        Err(self
+            .ports
+            .credentials
+            .count_failed_auth(source, now)
+            .await?
+            .into())
     }
 
     /// Ends the session of the cookie.

@@ -193,11 +193,13 @@ impl PartnerPortal {
             if locked && let Some(c) = cookie {
                 self.ports.store.end_session(&digest(c)).await?;
             }
-            return Err(match self.failed(ip, now).await? {
-                PortalRefusal::SignInFailed => PortalRefusal::CodeRefused,
-                other => other,
-            }
-            .into());
+            return Err(
+                match self.ports.credentials.count_failed_auth(ip, now).await? {
+                    PortalRefusal::SignInFailed => PortalRefusal::CodeRefused,
+                    other => other,
+                }
+                .into(),
+            );
         }
         let new_cookie = self.secret();
         let fresh = self.new_session(&new_cookie, &actor.user, false);
