@@ -7,13 +7,11 @@
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
+use diesel_async::AsyncPgConnection;
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::ids::ProcessId;
 use domain::rate_limit::Policy;
 use domain::store::{RateLimitStore, StoreResult};
-
-use crate::error::db;
 
 pub(crate) type Conn = AsyncPgConnection;
 pub(crate) type Store = PgStore;
@@ -29,6 +27,27 @@ macro_rules! write_tx {
             let conn: &mut Conn = &mut conn;
             Ok::<_, domain::store::StoreError>(conn.transaction($body).await?)
         }
+    };
+}
+
+/// A future running `$body` (an `async |c: &mut Conn|` closure) as a write
+/// of its own on a pooled connection: one statement, which PostgreSQL
+/// commits by itself. Its output is a `StoreResult`.
+macro_rules! autocommit {
+    ($store:expr, $body:expr) => {
+        async {
+            let mut conn = $store.conn().await?;
+            let conn: &mut Conn = &mut conn;
+            let out: Result<_, $crate::error::TxError> = ($body)(conn).await;
+            Ok::<_, domain::store::StoreError>(out?)
+        }
+    };
+}
+
+/// A read that can be large, as it is (see the SQLite backend's).
+macro_rules! offload {
+    ($body:expr) => {
+        $body
     };
 }
 
@@ -117,6 +136,8 @@ pub(crate) const SOLE_PROCESS: bool = false;
 
 backend_ops!();
 
+mod hits;
+
 /// Session settings of every connection: a transaction left open (a
 /// cancelled request whose connection was not yet discarded) is ended by the
 /// server after a minute, and no statement waits on a lock for more than
@@ -132,6 +153,8 @@ pub struct PgStore {
     url: Arc<str>,
     /// The outbox listener, started by the first watch.
     listener: Arc<OnceLock<Listener>>,
+    /// Rate-limit hits waiting for their statement.
+    hits: Arc<hits::Hits>,
 }
 
 impl PgStore {
@@ -148,6 +171,7 @@ impl PgStore {
             owner: None,
             url: Arc::from(url),
             listener: Arc::new(OnceLock::new()),
+            hits: Arc::default(),
         })
     }
 
@@ -196,25 +220,12 @@ struct Listener {
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-diesel::define_sql_function! {
-    /// The hit of migration `rate_limit_hit`: the window's count after
-    /// it, or NULL when the limit was already reached.
-    fn rate_limit_hit(bucket: diesel::sql_types::Text, window_start: diesel::sql_types::BigInt, limit: diesel::sql_types::Integer) -> diesel::sql_types::Nullable<diesel::sql_types::Integer>;
-}
-
 #[async_trait]
 impl RateLimitStore for PgStore {
     async fn hit(&self, policy: &Policy, bucket: &str, now: i64) -> StoreResult<Option<u32>> {
         let window = policy.window_start(now);
         let limit = i32::try_from(policy.limit).unwrap_or(i32::MAX);
-        let mut conn = self.conn().await?;
-        // One statement, one round trip, prepared once per connection: a
-        // SELECT of the function is cached where an upsert would be
-        // prepared again each time.
-        let count: Option<i32> = diesel::select(rate_limit_hit(bucket, window, limit))
-            .get_result(&mut *conn)
-            .await
-            .map_err(db)?;
-        Ok(count.and_then(|c| u32::try_from(c).ok()))
+        // With the hits of this process's other requests (see `hits`).
+        self.count_hit(bucket, window, limit).await
     }
 }

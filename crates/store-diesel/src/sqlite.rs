@@ -13,23 +13,44 @@ use domain::ids::ProcessId;
 use domain::rate_limit::Policy;
 use domain::store::{RateLimitStore, StoreError, StoreResult};
 
-pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection>;
+pub(crate) use writer::OFFLOAD;
+
+/// A connection: reads inline, writes and large reads on a blocking
+/// thread ([`writer::Runner`]).
+pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection, writer::Runner>;
 pub(crate) type Store = SqliteStore;
 
 /// A future running `$body` (an `async |c: &mut Conn|` closure) in one
-/// IMMEDIATE transaction on a connection of `$store`'s pool; its output
-/// is a `StoreResult`.
+/// write transaction of `$store`: a savepoint in the write thread's
+/// current batch, answered once the batch has committed (see
+/// [`writer`]). Its output is a `StoreResult`.
 macro_rules! write_tx {
     ($store:expr, $body:expr) => {
-        async {
-            let mut conn = $store.conn().await?;
-            let conn: &mut Conn = &mut conn;
-            // One writer at a time in this process: SQLite admits one
-            // anyway, and queueing here is fair and immediate, where its
-            // busy handler polls with sleeps of up to 100 ms.
-            let _writer = $store.writer.lock().await;
-            Ok::<_, domain::store::StoreError>(conn.immediate_transaction($body).await?)
-        }
+        $crate::sqlite::OFFLOAD.scope((), async {
+            let mut turn = $store.writer.turn().await?;
+            turn.enter().await.map_err($crate::error::db)?;
+            let out: Result<_, $crate::error::TxError> = ($body)(turn.conn()).await;
+            turn.leave(out.is_ok()).await.map_err($crate::error::db)?;
+            let out = out?;
+            turn.committed().await?;
+            Ok::<_, domain::store::StoreError>(out)
+        })
+    };
+}
+
+/// A future running `$body` as a write of its own (one statement, which
+/// PostgreSQL commits by itself): on SQLite, a [`write_tx!`].
+macro_rules! autocommit {
+    ($store:expr, $body:expr) => {
+        write_tx!($store, $body)
+    };
+}
+
+/// A future running `$body` (a future) on blocking threads: a read that can
+/// be large. On PostgreSQL, the future as it is.
+macro_rules! offload {
+    ($body:expr) => {
+        $crate::sqlite::OFFLOAD.scope((), $body)
     };
 }
 
@@ -90,6 +111,9 @@ macro_rules! insert_members {
     };
 }
 
+// After the macros, which its tests use.
+mod writer;
+
 /// One process serves an SQLite file: a process that registers frees
 /// everything earlier processes left, at once.
 pub(crate) const SOLE_PROCESS: bool = true;
@@ -104,12 +128,19 @@ backend_ops!();
 pub(crate) const PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
      PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;";
 
+/// The pooled connections' pragmas: [`PRAGMAS`], and read only. Every
+/// write goes through the write thread ([`writer`]), so a write on a pooled
+/// connection (which would wait inline for the batch's lock) is a bug, and
+/// fails at once.
+const READ_PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
+     PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA query_only = ON;";
+
 /// The SQLite store.
 #[derive(Clone)]
 pub struct SqliteStore {
     pool: Pool<Conn>,
     windows: Arc<Mutex<HashMap<String, (i64, u32)>>>,
-    writer: Arc<tokio::sync::Mutex<()>>,
+    writer: Arc<writer::Writer>,
     owner: Option<ProcessId>,
     /// Moves on after each commit that touches the outbox (see
     /// [`SqliteStore::outbox_changed`]).
@@ -124,9 +155,9 @@ impl SqliteStore {
     /// [`StoreError::Internal`] when the pool cannot be built.
     pub fn new(path: &str, max_connections: usize) -> StoreResult<Self> {
         Ok(Self {
-            pool: crate::pool::<Conn>(path, PRAGMAS, max_connections, None)?,
+            pool: crate::pool::<Conn>(path, READ_PRAGMAS, max_connections, None)?,
             windows: Arc::new(Mutex::new(HashMap::new())),
-            writer: Arc::new(tokio::sync::Mutex::new(())),
+            writer: Arc::new(writer::Writer::start(path)?),
             owner: None,
             outbox: Arc::new(tokio::sync::watch::Sender::new(0)),
         })

@@ -317,20 +317,22 @@ impl CensusStore for Store {
     }
 
     async fn census(&self, scope: &Scope, group: &GroupId) -> StoreResult<Vec<StoredMember>> {
-        let mut conn = self.conn().await?;
-        load_group(&mut conn, scope, group.as_str()).await?;
-        members::table
-            .filter(members::group_id.eq(group.as_str()))
-            .filter(members::partner_id.eq(scope.partner.as_str()))
-            .filter(members::mode.eq(scope.mode.as_str()))
-            .order(members::position.asc())
-            .select(MemberRow::as_select())
-            .load(&mut *conn)
-            .await
-            .map_err(db)?
-            .into_iter()
-            .map(MemberRow::into_domain)
-            .collect()
+        // Up to tens of thousands of rows: read off the caller's thread.
+        let rows = offload!(async {
+            let mut conn = self.conn().await?;
+            load_group(&mut conn, scope, group.as_str()).await?;
+            members::table
+                .filter(members::group_id.eq(group.as_str()))
+                .filter(members::partner_id.eq(scope.partner.as_str()))
+                .filter(members::mode.eq(scope.mode.as_str()))
+                .order(members::position.asc())
+                .select(MemberRow::as_select())
+                .load(&mut *conn)
+                .await
+                .map_err(db)
+        })
+        .await?;
+        rows.into_iter().map(MemberRow::into_domain).collect()
     }
 
     async fn add_member(&self, scope: &Scope, write: &MemberWrite) -> StoreResult<StoredMember> {

@@ -15,7 +15,7 @@ use domain::quote::QuoteKind;
 use domain::store::{StoreError, StoreResult};
 
 use super::{Conn, Store};
-use crate::error::db;
+use crate::error::{TxError, db};
 use crate::rows::stored;
 use crate::schema::{enrollments, events, jobs, quotes};
 
@@ -73,8 +73,7 @@ impl Store {
     /// # Errors
     /// A row that does not read (named in the error), or the database.
     pub async fn rewrite_documents(&self) -> StoreResult<u64> {
-        let mut conn = self.conn().await?;
-        let c: &mut Conn = &mut conn;
+        autocommit!(self, async |c: &mut Conn| {
         let mut rewritten = 0u64;
         rewrite_table!(
             c,
@@ -128,6 +127,8 @@ impl Store {
                 stored(doc.to_stored())
             }
         );
-        Ok(rewritten)
+        Ok::<_, TxError>(rewritten)
+        })
+        .await
     }
 }

@@ -58,8 +58,8 @@ impl EmbedStore for Store {
     async fn insert_embed(&self, e: &StoredEmbed) -> StoreResult<()> {
         let state = stored(serde_json::to_string(&e.state))?;
         let s = &e.session;
-        let mut conn = self.conn().await?;
-        diesel::insert_into(embed_sessions::table)
+        autocommit!(self, async |c: &mut Conn| {
+            Ok(diesel::insert_into(embed_sessions::table)
             .values((
                 embed_sessions::id.eq(s.id.as_str()),
                 embed_sessions::token_hash.eq(&e.token_hash),
@@ -72,9 +72,10 @@ impl EmbedStore for Store {
                 embed_sessions::created_at.eq(s.created_at),
                 embed_sessions::expires_at.eq(s.expires_at),
             ))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+            .execute(c)
+            .await?)
+        })
+        .await?;
         Ok(())
     }
 
@@ -141,11 +142,14 @@ impl EmbedStore for Store {
     }
 
     async fn purge_embeds(&self, before: i64) -> StoreResult<u64> {
-        let mut conn = self.conn().await?;
-        let n = diesel::delete(embed_sessions::table.filter(embed_sessions::expires_at.lt(before)))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let n = autocommit!(self, async |c: &mut Conn| {
+            Ok(
+                diesel::delete(embed_sessions::table.filter(embed_sessions::expires_at.lt(before)))
+                    .execute(c)
+                    .await?,
+            )
+        })
+        .await?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
 }

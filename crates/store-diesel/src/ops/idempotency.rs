@@ -21,7 +21,7 @@ use domain::scope::Scope;
 use domain::store::{IdempotencyStore, StoreError, StoreResult};
 
 use super::{Conn, Store};
-use crate::error::{TxError, db, found};
+use crate::error::{TxError, found};
 use crate::schema::{creation_keys, idempotency as idem};
 
 type Found = (
@@ -140,28 +140,30 @@ impl IdempotencyStore for Store {
         let headers = serde_json::to_string(&response.headers)
             .map_err(|e| StoreError::Internal(Box::new(e)))?;
         let owner = self.owner.as_ref().map(ProcessId::as_str);
-        let mut conn = self.conn().await?;
-        let n = diesel::update(owned_in_flight!(scope, key, owner))
-            .set((
-                idem::state.eq("done"),
-                idem::status.eq(Some(i32::from(response.status))),
-                idem::headers.eq(Some(headers)),
-                idem::body.eq(Some(&response.body)),
-                idem::expires_at.eq(now.saturating_add(REPLAY_WINDOW_SECS)),
-            ))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let n = autocommit!(self, async |c: &mut Conn| {
+            Ok(diesel::update(owned_in_flight!(scope, key, owner))
+                .set((
+                    idem::state.eq("done"),
+                    idem::status.eq(Some(i32::from(response.status))),
+                    idem::headers.eq(Some(&headers)),
+                    idem::body.eq(Some(&response.body)),
+                    idem::expires_at.eq(now.saturating_add(REPLAY_WINDOW_SECS)),
+                ))
+                .execute(c)
+                .await?)
+        })
+        .await?;
         found(n)
     }
 
     async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()> {
         let owner = self.owner.as_ref().map(ProcessId::as_str);
-        let mut conn = self.conn().await?;
-        diesel::delete(owned_in_flight!(scope, key, owner))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        autocommit!(self, async |c: &mut Conn| {
+            Ok(diesel::delete(owned_in_flight!(scope, key, owner))
+                .execute(c)
+                .await?)
+        })
+        .await?;
         Ok(())
     }
 

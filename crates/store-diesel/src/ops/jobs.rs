@@ -35,12 +35,11 @@ async fn exists(c: &mut Conn, id: &JobId) -> Result<(), TxError> {
 #[async_trait]
 impl JobStore for Store {
     async fn enqueue(&self, job: &NewJob) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        diesel::insert_into(jobs::table)
-            .values(JobRow::new(job)?)
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let row = JobRow::new(job)?;
+        autocommit!(self, async |c: &mut Conn| {
+            Ok(diesel::insert_into(jobs::table).values(&row).execute(c).await?)
+        })
+        .await?;
         Ok(())
     }
 

@@ -19,12 +19,13 @@ use crate::schema::{api_keys, enrollments, events, groups, partners, quotes};
 /// is none).
 macro_rules! set_partner {
     ($store:expr, $id:expr, $changes:expr) => {{
-        let mut conn = $store.conn().await?;
-        let n = diesel::update(partners::table.find($id.as_str()))
-            .set($changes)
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let n = autocommit!($store, async |c: &mut Conn| {
+            Ok(diesel::update(partners::table.find($id.as_str()))
+                .set($changes)
+                .execute(c)
+                .await?)
+        })
+        .await?;
         found(n)
     }};
 }
@@ -43,12 +44,11 @@ async fn load_partner(conn: &mut Conn, id: &str) -> Result<Partner, TxError> {
 #[async_trait]
 impl PartnerStore for Store {
     async fn insert_partner(&self, partner: &Partner, now: i64) -> StoreResult<()> {
-        let mut conn = self.conn().await?;
-        diesel::insert_into(partners::table)
-            .values(PartnerRow::new(partner, now))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let row = PartnerRow::new(partner, now);
+        autocommit!(self, async |c: &mut Conn| {
+            Ok(diesel::insert_into(partners::table).values(&row).execute(c).await?)
+        })
+        .await?;
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use domain::store::StoreResult;
 use domain::store::process::{OWNER_TIMEOUT_MS, ProcessStore};
 
 use super::{Conn, SOLE_PROCESS, Store};
-use crate::error::{TxError, db};
+use crate::error::TxError;
 use crate::schema::{idempotency as idem, jobs, processes};
 
 /// Inserts the owner's row, or refreshes its heartbeat.
@@ -70,29 +70,32 @@ impl ProcessStore for Store {
         let Some(owner) = self.owner.as_ref().map(ProcessId::as_str) else {
             return Ok(());
         };
-        let mut conn = self.conn().await?;
-        Ok(beat(&mut conn, owner, now_ms).await?)
+        autocommit!(self, async |c: &mut Conn| beat(c, owner, now_ms).await).await
     }
 
     async fn deregister_process(&self) -> StoreResult<()> {
         let Some(owner) = self.owner.as_ref().map(ProcessId::as_str) else {
             return Ok(());
         };
-        let mut conn = self.conn().await?;
-        diesel::delete(processes::table.find(owner))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        autocommit!(self, async |c: &mut Conn| {
+            Ok(diesel::delete(processes::table.find(owner))
+                .execute(c)
+                .await?)
+        })
+        .await?;
         Ok(())
     }
 
     async fn sweep_processes(&self, now_ms: i64) -> StoreResult<u64> {
-        let mut conn = self.conn().await?;
         let cutoff = now_ms.saturating_sub(OWNER_TIMEOUT_MS);
-        let n = diesel::delete(processes::table.filter(processes::heartbeat_at_ms.lt(cutoff)))
-            .execute(&mut *conn)
-            .await
-            .map_err(db)?;
+        let n = autocommit!(self, async |c: &mut Conn| {
+            Ok(
+                diesel::delete(processes::table.filter(processes::heartbeat_at_ms.lt(cutoff)))
+                    .execute(c)
+                    .await?,
+            )
+        })
+        .await?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
 }

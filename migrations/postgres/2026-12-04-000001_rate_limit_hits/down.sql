@@ -1,0 +1,1 @@
+DROP FUNCTION rate_limit_hits(TEXT[], BIGINT[], INTEGER[]);
