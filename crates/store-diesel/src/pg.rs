@@ -44,6 +44,13 @@ macro_rules! autocommit {
     };
 }
 
+/// A write of many rows: a [`write_tx!`] (see the SQLite backend's).
+macro_rules! bulk_write_tx {
+    ($store:expr, $body:expr) => {
+        write_tx!($store, $body)
+    };
+}
+
 /// A read that can be large, as it is (see the SQLite backend's).
 macro_rules! offload {
     ($body:expr) => {

@@ -26,7 +26,7 @@ pub(crate) type Store = SqliteStore;
 /// [`writer`]). Its output is a `StoreResult`.
 macro_rules! write_tx {
     ($store:expr, $body:expr) => {
-        $crate::sqlite::OFFLOAD.scope((), async {
+        async {
             let mut turn = $store.writer.turn().await?;
             turn.enter().await.map_err($crate::error::db)?;
             let out: Result<_, $crate::error::TxError> = ($body)(turn.conn()).await;
@@ -34,7 +34,16 @@ macro_rules! write_tx {
             let out = out?;
             turn.committed().await?;
             Ok::<_, domain::store::StoreError>(out)
-        })
+        }
+    };
+}
+
+/// [`write_tx!`] for a write of up to tens of thousands of rows: its
+/// statements run on blocking threads ([`offload!`]), where a small
+/// write's run inline, a few microseconds on the caller's thread.
+macro_rules! bulk_write_tx {
+    ($store:expr, $body:expr) => {
+        offload!(write_tx!($store, $body))
     };
 }
 

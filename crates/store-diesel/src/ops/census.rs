@@ -202,7 +202,7 @@ impl CensusStore for Store {
         write: &CensusWrite,
     ) -> StoreResult<CensusOutcome> {
                 let gid = write.group_id.to_string();
-        Ok(write_tx!(self, async |c: &mut Conn| {
+        Ok(bulk_write_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             let existing: Vec<(String, Option<String>, Option<String>, i64)> = members::table
                 .filter(members::group_id.eq(&gid))

@@ -132,7 +132,7 @@ impl QuoteStore for Store {
             job.locked_until_ms = Some(until);
             job.owner_id = self.owner.as_ref().map(ToString::to_string);
         }
-                write_tx!(self, async |c: &mut Conn| {
+                bulk_write_tx!(self, async |c: &mut Conn| {
             if domain_held(c, &group.mode, &group.domain, &group.id).await? {
                 return Err(TxError::Store(StoreError::Conflict(Conflict::DomainTaken)));
             }

@@ -17,12 +17,15 @@
 //! back; a batch whose `COMMIT` fails answers every writer in it with the
 //! error, and nothing of it is kept.
 //!
-//! [`Runner`] decides where statements run. Reads on the pooled
-//! connections run inline, on the caller's thread: an indexed read is a
-//! few microseconds, less than handing it to a blocking thread and back.
-//! Inside [`OFFLOAD`] — every write transaction, and reads that can be
-//! large — they run on tokio's blocking threads, so a census of ten
-//! thousand members does not hold up the other requests of an HTTP worker.
+//! [`Runner`] decides where statements run. They run inline, on the
+//! caller's thread: an indexed read or a one-row write is a few
+//! microseconds, less than handing it to a blocking thread and back (and
+//! a batch's writers run one after another, so those hand-offs would add
+//! up on the write path). Inside [`OFFLOAD`] — writes and reads of up to
+//! tens of thousands of rows (`bulk_write_tx!`, `offload!`) — they run on
+//! tokio's blocking threads, so a census of ten thousand members does not
+//! hold up the other requests of an HTTP worker. The `COMMIT`, and its
+//! `fsync`, always runs on the write thread.
 
 use std::error::Error;
 use std::sync::Arc;
