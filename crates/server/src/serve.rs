@@ -126,8 +126,8 @@ pub fn run(settings: &Settings, demo: bool, json: bool) -> anyhow::Result<()> {
 }
 
 /// Where each runtime of `serve` gets its stores, all owned by this
-/// process: SQLite's one shared set (its writer lock and rate-limit
-/// counters are in process), or on PostgreSQL a pool of the runtime's own.
+/// process: SQLite's one shared set (its write thread and rate-limit
+/// counters are the process's), or on PostgreSQL a pool of the runtime's own.
 #[derive(Clone)]
 struct Owned {
     db: Database,
@@ -169,7 +169,7 @@ async fn register(db: &Database, owner: &ProcessId, ports: &Ports) -> anyhow::Re
 /// Runs background work on a thread of its own with its own runtime, so
 /// it never shares a runtime with HTTP workers (the simulation is
 /// CPU-bound; deliveries wait on endpoints). SQLite reuses the process's
-/// stores (their writer lock is in process); PostgreSQL opens a pool on
+/// stores (their write thread is the file's one writer); PostgreSQL opens a pool on
 /// the thread's runtime. `run` builds the work over the stores.
 fn spawn_background<F, Fut>(name: &'static str, owned: &Owned, run: F) -> anyhow::Result<()>
 where
