@@ -94,7 +94,7 @@ impl PgStore {
                         .copied()
                         .flatten()
                         .and_then(|c| u32::try_from(c).ok())),
-                    Err(e) => Err(StoreError::Unavailable(e.clone().into())),
+                    Err(e) => Err(e.store_error()),
                 };
                 let _ = hit.answer.send(answer);
             }
@@ -116,15 +116,39 @@ impl PgStore {
     }
 
     /// One statement for `batch`: each hit's count, in order.
-    async fn send(&self, batch: &[Hit]) -> Result<Vec<Option<i32>>, String> {
+    async fn send(&self, batch: &[Hit]) -> Result<Vec<Option<i32>>, Failed> {
         let buckets: Vec<&str> = batch.iter().map(|h| h.bucket.as_str()).collect();
         let windows: Vec<i64> = batch.iter().map(|h| h.window).collect();
         let limits: Vec<i32> = batch.iter().map(|h| h.limit).collect();
-        let mut conn = self.conn().await.map_err(|e| e.to_string())?;
+        let mut conn = self.conn().await.map_err(Failed::of)?;
         // Prepared once per connection, like any cached SELECT.
         diesel::select(rate_limit_hits(buckets, windows, limits))
             .get_result(&mut *conn)
             .await
-            .map_err(|e| crate::error::db(e).to_string())
+            .map_err(|e| Failed::of(crate::error::db(e)))
+    }
+}
+
+/// A batch's failure, told to each of its hits as the store's error it
+/// was: unavailable (the database cannot be reached) or internal.
+#[derive(Debug, Clone)]
+enum Failed {
+    Unavailable(String),
+    Internal(String),
+}
+
+impl Failed {
+    fn of(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(e) => Self::Unavailable(e.to_string()),
+            other => Self::Internal(other.to_string()),
+        }
+    }
+
+    fn store_error(&self) -> StoreError {
+        match self {
+            Self::Unavailable(m) => StoreError::Unavailable(m.clone().into()),
+            Self::Internal(m) => StoreError::Internal(m.clone().into()),
+        }
     }
 }
