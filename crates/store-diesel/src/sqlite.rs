@@ -15,8 +15,8 @@ use domain::store::{RateLimitStore, StoreError, StoreResult};
 
 pub(crate) use writer::OFFLOAD;
 
-/// A connection: reads inline, writes and large reads on a blocking
-/// thread ([`writer::Runner`]).
+/// A connection: its statements run inline on the caller's thread, or on a
+/// blocking thread inside [`OFFLOAD`] ([`writer::Runner`]).
 pub(crate) type Conn = SyncConnectionWrapper<SqliteConnection, writer::Runner>;
 pub(crate) type Store = SqliteStore;
 
@@ -133,16 +133,23 @@ backend_ops!();
 /// `SQLITE_BUSY` (first, so that switching a new connection to WAL waits
 /// for a writer rather than failing), WAL for concurrent readers, enforced
 /// foreign keys, and
-/// full fsync so a committed write survives a crash or power loss.
-pub(crate) const PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
-     PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;";
+/// full fsync so a committed write survives a crash or power loss. A macro
+/// so that [`READ_PRAGMAS`] can extend the literal.
+macro_rules! pragmas {
+    () => {
+        "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
+         PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;"
+    };
+}
+
+/// [`pragmas!`], for the write thread's connection and the migrations.
+pub(crate) const PRAGMAS: &str = pragmas!();
 
 /// The pooled connections' pragmas: [`PRAGMAS`], and read only. Every
 /// write goes through the write thread ([`writer`]), so a write on a pooled
 /// connection (which would wait inline for the batch's lock) is a bug, and
 /// fails at once.
-const READ_PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
-     PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA query_only = ON;";
+const READ_PRAGMAS: &str = concat!(pragmas!(), " PRAGMA query_only = ON;");
 
 /// The SQLite store.
 #[derive(Clone)]
