@@ -63,6 +63,13 @@ pub struct IdempotentRequest {
     pub route: String,
     /// [`request_digest`] of the canonical body.
     pub digest: String,
+    /// A token this attempt drew
+    /// ([`Minter::idempotency_attempt`](crate::ports::Minter::idempotency_attempt)), unique to it: the
+    /// in-flight record it begins names it, and completing or releasing
+    /// touches that record only. So an attempt whose `begin` failed without
+    /// knowing whether its record was committed (the connection dropped on
+    /// the commit) can release it, and never another attempt's record.
+    pub attempt: String,
 }
 
 /// A stored response.

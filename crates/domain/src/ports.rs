@@ -209,6 +209,13 @@ impl<'a> Minter<'a> {
         format!("att_{}", hex::encode(self.bytes::<12>()))
     }
 
+    /// A new idempotency attempt token
+    /// ([`IdempotentRequest::attempt`](crate::idempotency::IdempotentRequest::attempt)): 24 lowercase hex.
+    #[must_use]
+    pub fn idempotency_attempt(&self) -> String {
+        hex::encode(self.bytes::<12>())
+    }
+
     /// 32 random bytes for a secret (webhook signing secrets).
     #[must_use]
     pub fn secret32(&self) -> [u8; 32] {

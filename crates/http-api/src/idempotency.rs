@@ -20,7 +20,7 @@ use serde_json::Value;
 use domain::idempotency::{
     Begin, IdempotentRequest, StoredResponse, check_key, is_stored, request_digest,
 };
-use domain::ports::now_secs;
+use domain::ports::{Minter, now_secs};
 use domain::services::ServiceError;
 
 use crate::auth::Caller;
@@ -107,16 +107,24 @@ pub async fn idempotency(
         q => format!("{}?{q}", req.path()),
     };
     let request = IdempotentRequest {
-        key: key.clone(),
+        key,
         method: req.method().as_str().to_owned(),
         route,
         digest: request_digest(&canonical(&bytes)),
+        attempt: Minter::new(state.entropy.as_ref()).idempotency_attempt(),
     };
     let scope = caller.scope();
     let now = now_secs(state.clock.as_ref());
     let begin = match state.idempotency.begin(&scope, &request, now).await {
         Ok(b) => b,
-        Err(e) => return Ok(ApiError::from(ServiceError::from(e)).answer(req)),
+        Err(e) => {
+            // The begin may have committed before its connection failed
+            // (the acknowledgement of a COMMIT lost in an outage): the
+            // attempt's record, if it exists, must not hold the key until
+            // its lease ends.
+            release(&state, &scope, &request).await;
+            return Ok(ApiError::from(ServiceError::from(e)).answer(req));
+        }
     };
     match begin {
         Begin::Replay(stored) => Ok(req.into_response(replay(&stored))),
@@ -131,7 +139,7 @@ pub async fn idempotency(
             let res = match next.call(req).await {
                 Ok(res) => res.map_into_boxed_body(),
                 Err(e) => {
-                    release(&state, &scope, &key).await;
+                    release(&state, &scope, &request).await;
                     return Err(e);
                 }
             };
@@ -147,13 +155,13 @@ pub async fn idempotency(
                 .get(header::CACHE_CONTROL)
                 .is_some_and(|v| v.as_bytes() == b"no-store");
             if !is_stored(status) || retry_later || secret {
-                release(&state, &scope, &key).await;
+                release(&state, &scope, &request).await;
                 return Ok(res);
             }
             let (http_req, response) = res.into_parts();
             let (head, body) = response.into_parts();
             let Ok(body) = body::to_bytes(body).await else {
-                release(&state, &scope, &key).await;
+                release(&state, &scope, &request).await;
                 let e = ApiError::internal("response body could not be read");
                 return Ok(ServiceResponse::new(http_req, e.error_response()));
             };
@@ -170,7 +178,11 @@ pub async fn idempotency(
                     .collect(),
                 body: body.to_vec(),
             };
-            if let Err(e) = state.idempotency.complete(&scope, &key, &stored, now).await {
+            if let Err(e) = state
+                .idempotency
+                .complete(&scope, &request, &stored, now)
+                .await
+            {
                 tracing::warn!(error = %e, "idempotent answer not stored; a retry executes again");
             }
             let response = head.set_body(BoxBody::new(body));
@@ -189,19 +201,19 @@ const RELEASE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_milli
 /// request failed), the release is tried again in the background for 30 s,
 /// so the key frees as soon as the store is back rather than when its
 /// lease ends; a retry meanwhile is told the request is in flight.
-async fn release(state: &AppState, scope: &domain::scope::Scope, key: &str) {
-    if state.idempotency.release(scope, key).await.is_ok() {
+async fn release(state: &AppState, scope: &domain::scope::Scope, request: &IdempotentRequest) {
+    if state.idempotency.release(scope, request).await.is_ok() {
         return;
     }
-    let (store, scope, key) = (
+    let (store, scope, request) = (
         std::sync::Arc::clone(&state.idempotency),
         scope.clone(),
-        key.to_owned(),
+        request.clone(),
     );
     actix_web::rt::spawn(async move {
         for _ in 0..RELEASE_RETRIES {
             actix_web::rt::time::sleep(RELEASE_RETRY_DELAY).await;
-            if store.release(&scope, &key).await.is_ok() {
+            if store.release(&scope, &request).await.is_ok() {
                 return;
             }
         }

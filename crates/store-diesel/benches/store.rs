@@ -163,6 +163,7 @@ fn benches(c: &mut Criterion) {
                     method: "POST".to_owned(),
                     route: "/v1/groups".to_owned(),
                     digest: request_digest(b"{}"),
+                    attempt: format!("attempt-{n}"),
                 };
                 rt.block_on(async {
                     t.stores
@@ -177,7 +178,7 @@ fn benches(c: &mut Criterion) {
                     };
                     t.stores
                         .idempotency
-                        .complete(&t.scope, &req.key, &resp, 5_000)
+                        .complete(&t.scope, &req, &resp, 5_000)
                         .await
                         .unwrap();
                 });

@@ -86,7 +86,7 @@ mod accounts;
 
 /// Declares, inside a backend module, the query code of every port
 /// (`src/ops/*.rs`), compiled there against the backend's `Conn` and
-/// `Store` with its `write_tx!`, `same_owner!`, `for_update!`,
+/// `Store` with its `write_tx!`, `for_update!`,
 /// `skip_locked!` and `insert_all!`.
 macro_rules! backend_ops {
     () => {

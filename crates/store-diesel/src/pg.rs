@@ -68,15 +68,6 @@ macro_rules! notify_outbox {
     }};
 }
 
-/// Whether the nullable `owner_id` column `$col` names `$owner` (an
-/// `Option<&str>`; `None` matches a row without an owner).
-macro_rules! same_owner {
-    ($col:expr, $owner:expr) => {{
-        use diesel::PgExpressionMethods as _;
-        $col.is_not_distinct_from($owner)
-    }};
-}
-
 /// A read of rows the write transaction will change, locking them until
 /// it ends (writers of one row take turns).
 macro_rules! for_update {

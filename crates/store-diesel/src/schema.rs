@@ -179,6 +179,7 @@ diesel::table! {
         created_at -> BigInt,
         expires_at -> BigInt,
         owner_id -> Nullable<Text>,
+        attempt -> Nullable<Text>,
     }
 }
 

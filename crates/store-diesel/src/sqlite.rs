@@ -72,15 +72,6 @@ macro_rules! notify_outbox {
     }};
 }
 
-/// Whether the nullable `owner_id` column `$col` names `$owner` (an
-/// `Option<&str>`; `None` matches a row without an owner).
-macro_rules! same_owner {
-    ($col:expr, $owner:expr) => {{
-        use diesel::SqliteExpressionMethods as _;
-        $col.is($owner)
-    }};
-}
-
 /// A read of rows the write transaction will change, as it is: the
 /// IMMEDIATE transaction already excludes other writers.
 macro_rules! for_update {

@@ -26,25 +26,27 @@ pub trait IdempotencyStore: Send + Sync {
         now: i64,
     ) -> StoreResult<Begin>;
 
-    /// Stores the response of an executed request.
+    /// Stores the response of an executed request in the in-flight record
+    /// its attempt began (`request.key`, `request.attempt`).
     ///
     /// # Errors
-    /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when no in-flight record of the
-    /// store's owner exists (another process took over the key).
+    /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when no in-flight record of
+    /// this attempt exists (another process took over the key).
     async fn complete(
         &self,
         scope: &Scope,
-        key: &str,
+        request: &IdempotentRequest,
         response: &StoredResponse,
         now: i64,
     ) -> StoreResult<()>;
 
-    /// Drops the owner's in-flight record (the response is not stored:
-    /// 5xx, 429).
+    /// Drops the in-flight record `request`'s attempt began, if there is
+    /// one (the response is not stored: 5xx, 429; or `begin` failed and
+    /// may have committed). Another attempt's record is left alone.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
-    async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()>;
+    async fn release(&self, scope: &Scope, request: &IdempotentRequest) -> StoreResult<()>;
 
     /// Deletes, in one transaction, what the 24-hour replay window no
     /// longer needs, and returns how many rows went: answered records

@@ -61,13 +61,14 @@ async fn the_periodic_purge_keeps_the_idempotency_table_from_growing(t: TestDb) 
                 method: "POST".to_owned(),
                 route: "/v1/groups".to_owned(),
                 digest: request_digest(key.as_bytes()),
+                attempt: key.clone(),
             };
             assert_eq!(
                 s.idempotency.begin(&scope, &r, clock.secs()).await.unwrap(),
                 Begin::Execute
             );
             s.idempotency
-                .complete(&scope, &key, &answer, clock.secs())
+                .complete(&scope, &r, &answer, clock.secs())
                 .await
                 .unwrap();
         }

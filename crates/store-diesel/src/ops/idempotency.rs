@@ -5,8 +5,10 @@
 //! if another request got there first, classify what it left. On
 //! PostgreSQL the insert waits for a concurrent inserter of the same key to
 //! commit, so exactly one of N concurrent duplicates executes. Completing
-//! or releasing a record is fenced by its owner: a process presumed dead
-//! that still runs cannot touch the record of the process that took over.
+//! or releasing a record is fenced by the attempt that began it: a process
+//! presumed dead that still runs cannot touch the record of the process
+//! that took over, and an attempt whose begin failed may release what it
+//! might have committed.
 //! The purge deletes what the replay window no longer needs, creation
 //! keys included.
 
@@ -34,16 +36,16 @@ type Found = (
     Option<Vec<u8>>,
 );
 
-/// The in-flight record of `$scope`'s key `$key` if the store's `$owner`
-/// holds it (the fence of completing and releasing a record).
-macro_rules! owned_in_flight {
-    ($scope:expr, $key:expr, $owner:expr) => {
+/// The in-flight record of `$scope`'s key that the attempt of `$request`
+/// began (the fence of completing and releasing a record).
+macro_rules! attempts_in_flight {
+    ($scope:expr, $request:expr) => {
         idem::table
             .filter(idem::partner_id.eq($scope.partner.as_str()))
             .filter(idem::mode.eq($scope.mode.as_str()))
-            .filter(idem::idem_key.eq($key))
+            .filter(idem::idem_key.eq(&$request.key))
             .filter(idem::state.eq("in_flight"))
-            .filter(same_owner!(idem::owner_id, $owner))
+            .filter(idem::attempt.eq(&$request.attempt))
     };
 }
 
@@ -85,6 +87,7 @@ impl IdempotencyStore for Store {
                     idem::created_at.eq(now),
                     idem::expires_at.eq(now.saturating_add(IN_FLIGHT_LEASE_SECS)),
                     idem::owner_id.eq(owner),
+                    idem::attempt.eq(&request.attempt),
                 ))
                 .on_conflict_do_nothing()
                 .execute(c)
@@ -133,15 +136,14 @@ impl IdempotencyStore for Store {
     async fn complete(
         &self,
         scope: &Scope,
-        key: &str,
+        request: &IdempotentRequest,
         response: &StoredResponse,
         now: i64,
     ) -> StoreResult<()> {
         let headers = serde_json::to_string(&response.headers)
             .map_err(|e| StoreError::Internal(Box::new(e)))?;
-        let owner = self.owner.as_ref().map(ProcessId::as_str);
         let n = autocommit!(self, async |c: &mut Conn| {
-            Ok(diesel::update(owned_in_flight!(scope, key, owner))
+            Ok(diesel::update(attempts_in_flight!(scope, request))
                 .set((
                     idem::state.eq("done"),
                     idem::status.eq(Some(i32::from(response.status))),
@@ -156,10 +158,9 @@ impl IdempotencyStore for Store {
         found(n)
     }
 
-    async fn release(&self, scope: &Scope, key: &str) -> StoreResult<()> {
-        let owner = self.owner.as_ref().map(ProcessId::as_str);
+    async fn release(&self, scope: &Scope, request: &IdempotentRequest) -> StoreResult<()> {
         autocommit!(self, async |c: &mut Conn| {
-            Ok(diesel::delete(owned_in_flight!(scope, key, owner))
+            Ok(diesel::delete(attempts_in_flight!(scope, request))
                 .execute(c)
                 .await?)
         })

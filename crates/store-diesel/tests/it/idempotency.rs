@@ -4,6 +4,8 @@
 //! execute, and free a dead process's in-flight keys without waiting for
 //! their lease.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use domain::idempotency::{Begin, IdempotentRequest, StoredResponse, request_digest};
 use domain::mode::Mode;
 use domain::scope::Scope;
@@ -11,12 +13,15 @@ use domain::scope::Scope;
 use crate::harness::{TestDb, partner, process};
 use crate::on_both;
 
+/// A request of a fresh attempt (each call draws another token).
 pub(crate) fn req(key: &str, route: &str, body: &[u8]) -> IdempotentRequest {
+    static ATTEMPTS: AtomicU64 = AtomicU64::new(0);
     IdempotentRequest {
         key: key.to_owned(),
         method: "POST".to_owned(),
         route: route.to_owned(),
         digest: request_digest(body),
+        attempt: format!("attempt-{}", ATTEMPTS.fetch_add(1, Ordering::Relaxed)),
     }
 }
 
@@ -40,10 +45,7 @@ async fn replay_mismatch_in_flight_and_expiry(t: TestDb) {
         )],
         body: b"{\"id\":\"grp_000000000001\"}".to_vec(),
     };
-    s.idempotency
-        .complete(&sc, "k1", &resp, 1_002)
-        .await
-        .unwrap();
+    s.idempotency.complete(&sc, &r, &resp, 1_002).await.unwrap();
     assert_eq!(
         s.idempotency.begin(&sc, &r, 1_003).await.unwrap(),
         Begin::Replay(resp.clone())
@@ -84,7 +86,7 @@ async fn replay_mismatch_in_flight_and_expiry(t: TestDb) {
         Begin::Execute
     );
     // A released (5xx/429) record executes again at once.
-    s.idempotency.release(&sc, "k1").await.unwrap();
+    s.idempotency.release(&sc, &r).await.unwrap();
     assert_eq!(
         s.idempotency.begin(&sc, &r, 1_002 + day).await.unwrap(),
         Begin::Execute
@@ -108,7 +110,7 @@ async fn replay_mismatch_in_flight_and_expiry(t: TestDb) {
         s.idempotency
             .complete(
                 &sc,
-                "nope",
+                &req("nope", "/v1/groups", b"{}"),
                 &StoredResponse {
                     status: 200,
                     headers: vec![],
@@ -161,6 +163,11 @@ async fn a_dead_processs_in_flight_key_executes_elsewhere(t: TestDb) {
     let t0: i64 = 1_800_000_000;
     let ms = |s: i64| s * 1_000;
     let r = req("k1", "/v1/groups", b"{}");
+    // The same request, retried by its client at the other process.
+    let rb = IdempotentRequest {
+        attempt: "b's attempt".to_owned(),
+        ..r.clone()
+    };
     a.processes.register_process(ms(t0)).await.unwrap();
     assert_eq!(
         a.idempotency.begin(&sc, &r, t0).await.unwrap(),
@@ -168,18 +175,18 @@ async fn a_dead_processs_in_flight_key_executes_elsewhere(t: TestDb) {
     );
     // A live owner's key is in flight for everyone else.
     assert_eq!(
-        b.idempotency.begin(&sc, &r, t0 + 5).await.unwrap(),
+        b.idempotency.begin(&sc, &rb, t0 + 5).await.unwrap(),
         Begin::InFlight
     );
     a.processes.heartbeat(ms(t0 + 6)).await.unwrap();
     assert_eq!(
-        b.idempotency.begin(&sc, &r, t0 + 13).await.unwrap(),
+        b.idempotency.begin(&sc, &rb, t0 + 13).await.unwrap(),
         Begin::InFlight
     );
     // The owner stopped beating: 11 s later its key is free, long before
     // the in-flight lease, on both backends.
     assert_eq!(
-        b.idempotency.begin(&sc, &r, t0 + 17).await.unwrap(),
+        b.idempotency.begin(&sc, &rb, t0 + 17).await.unwrap(),
         Begin::Execute
     );
     b.processes.register_process(ms(t0 + 17)).await.unwrap();
@@ -190,16 +197,16 @@ async fn a_dead_processs_in_flight_key_executes_elsewhere(t: TestDb) {
         body: b"{}".to_vec(),
     };
     assert!(matches!(
-        a.idempotency.complete(&sc, "k1", &resp, t0 + 18).await,
+        a.idempotency.complete(&sc, &r, &resp, t0 + 18).await,
         Err(domain::store::StoreError::NotFound)
     ));
-    a.idempotency.release(&sc, "k1").await.unwrap();
+    a.idempotency.release(&sc, &r).await.unwrap();
     assert_eq!(
         a.idempotency.begin(&sc, &r, t0 + 18).await.unwrap(),
         Begin::InFlight
     );
     b.idempotency
-        .complete(&sc, "k1", &resp, t0 + 18)
+        .complete(&sc, &rb, &resp, t0 + 18)
         .await
         .unwrap();
     assert_eq!(
@@ -261,18 +268,19 @@ async fn the_purge_deletes_only_what_the_window_no_longer_needs(t: TestDb) {
             store.idempotency.begin(&sc, &r, at).await.unwrap(),
             Begin::Execute
         );
+        r
     };
-    begin(s, "done-old", base).await;
+    let r = begin(s, "done-old", base).await;
     s.idempotency
-        .complete(&sc, "done-old", &answer, base + 1)
+        .complete(&sc, &r, &answer, base + 1)
         .await
         .unwrap();
-    begin(s, "done-new", base + day).await;
+    let r = begin(s, "done-new", base + day).await;
     s.idempotency
-        .complete(&sc, "done-new", &answer, base + day)
+        .complete(&sc, &r, &answer, base + day)
         .await
         .unwrap();
-    begin(&live, "live-flight", base).await;
+    let live_flight = begin(&live, "live-flight", base).await;
     begin(&dead, "dead-flight", base).await;
     begin(s, "orphan-flight", base).await;
     begin(s, "young-flight", now - 100).await;
@@ -304,7 +312,7 @@ async fn the_purge_deletes_only_what_the_window_no_longer_needs(t: TestDb) {
     );
     // The live owner's request completes as if nothing happened.
     live.idempotency
-        .complete(&sc, "live-flight", &answer, now)
+        .complete(&sc, &live_flight, &answer, now)
         .await
         .unwrap();
     // A second purge finds nothing more.

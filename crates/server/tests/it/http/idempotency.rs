@@ -1,10 +1,17 @@
 //! `Idempotency-Key` (contract section 4): replay of the stored answer
 //! (4xx included) with `Idempotent-Replay: true`, mismatches, key shape,
-//! partner scope, and exactly one execution under concurrency.
+//! partner scope, exactly one execution under concurrency, and a key freed
+//! when its begin failed after committing.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use actix_web::test::TestRequest;
+use domain::idempotency::{Begin, IdempotentRequest, StoredResponse};
 use domain::mode::Mode;
 use domain::partner::PartnerKind;
+use domain::scope::Scope;
+use domain::store::{IdempotencyStore, StoreError, StoreResult};
 use serde_json::{Value, json};
 use testkit::db::TestDb;
 
@@ -277,4 +284,70 @@ async fn a_key_whose_answer_was_lost_answers_with_the_group_it_made(db: TestDb) 
     assert_eq!(later.status, 201, "{}", later.body);
     assert_ne!(later.body["id"], first.body["id"]);
     assert_eq!(group_count(&svc, &key).await, 3);
+}
+
+/// The store's idempotency records, except that the first `begin` commits
+/// and then reports the database unavailable, as when the acknowledgement
+/// of its COMMIT is lost with the connection.
+struct LostAcknowledgement {
+    inner: Arc<dyn IdempotencyStore>,
+    lost: AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl IdempotencyStore for LostAcknowledgement {
+    async fn begin(
+        &self,
+        scope: &Scope,
+        request: &IdempotentRequest,
+        now: i64,
+    ) -> StoreResult<Begin> {
+        let begun = self.inner.begin(scope, request, now).await?;
+        if self.lost.swap(true, Ordering::SeqCst) {
+            return Ok(begun);
+        }
+        Err(StoreError::Unavailable(
+            "connection closed on commit".into(),
+        ))
+    }
+
+    async fn complete(
+        &self,
+        scope: &Scope,
+        request: &IdempotentRequest,
+        response: &StoredResponse,
+        now: i64,
+    ) -> StoreResult<()> {
+        self.inner.complete(scope, request, response, now).await
+    }
+
+    async fn release(&self, scope: &Scope, request: &IdempotentRequest) -> StoreResult<()> {
+        self.inner.release(scope, request).await
+    }
+
+    async fn purge_idempotency(&self, now: i64) -> StoreResult<u64> {
+        self.inner.purge_idempotency(now).await
+    }
+}
+
+crate::http_on_both!(a_key_whose_begin_failed_after_committing_is_free_for_its_retry);
+async fn a_key_whose_begin_failed_after_committing_is_free_for_its_retry(db: TestDb) {
+    let mut app = TestApp::new(db);
+    app.state.idempotency = Arc::new(LostAcknowledgement {
+        inner: Arc::clone(&app.state.idempotency),
+        lost: AtomicBool::new(false),
+    });
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let body = group_body("lost-begin.com");
+    let first = send(&svc, keyed(post("/v1/groups", &key, &body), "order-9")).await;
+    assert_error(&first, 503, "not_configured");
+    // The record the failed begin committed is released with it: the
+    // retry executes at once instead of meeting 409 until the lease ends.
+    let retry = send(&svc, keyed(post("/v1/groups", &key, &body), "order-9")).await;
+    assert_eq!(retry.status, 201, "{}", retry.body);
+    assert_eq!(group_count(&svc, &key).await, 1);
+    let replay = send(&svc, keyed(post("/v1/groups", &key, &body), "order-9")).await;
+    assert_eq!(replay.header("idempotent-replay"), Some("true"));
+    assert_eq!(replay.body["id"], retry.body["id"]);
 }
