@@ -114,6 +114,19 @@ impl Lockout {
         }
     }
 
+    /// The lockout after a failed sign-in at `now`, and whether that
+    /// failure locks the account; `None` while it is locked (a failure
+    /// then changes nothing and is not stored).
+    #[must_use]
+    pub fn after_failure(&self, now: i64) -> Option<(Self, bool)> {
+        if self.locked(now) {
+            return None;
+        }
+        let mut next = self.clone();
+        let locks = next.fail(now);
+        Some((next, locks))
+    }
+
     /// The stored form: failure times, comma-separated.
     #[must_use]
     pub fn failures_stored(&self) -> String {
@@ -317,6 +330,24 @@ mod tests {
         }
         let stored = Lockout::from_stored(&l.failures_stored(), l.locked_until);
         assert_eq!(stored, l);
+    }
+
+    #[test]
+    fn a_failure_while_locked_changes_nothing() {
+        let mut locked = Lockout::default();
+        for t in 0..5 {
+            locked.fail(1000 + t);
+        }
+        assert_eq!(locked.after_failure(1010), None);
+        let (next, locks) = Lockout::default().after_failure(1000).unwrap();
+        assert_eq!((next.failures, locks), (vec![1000], false));
+        let (next, locks) = Lockout {
+            failures: vec![1000, 1001, 1002, 1003],
+            locked_until: None,
+        }
+        .after_failure(1004)
+        .unwrap();
+        assert_eq!((next.locked_until, locks), (Some(1004 + LOCK_SECS), true));
     }
 
     #[test]

@@ -12,67 +12,17 @@ use domain::group::{CompanyState, Group, GroupStatus};
 use domain::ids::{EnrollmentId, EventId, GroupId, JobId, KeyId, MemberId, PartnerId, QuoteId};
 use domain::job::{Job, JobKind, JobState, NewJob};
 use domain::member::{EnrollmentStatus, InvitationStatus, MemberState};
-use domain::mode::Mode;
 use domain::onboarding::Checklist;
 use domain::partner::{BenefitsAdmin, Capability, Partner, PartnerKind};
 use domain::quote::{Quote, QuoteKind, QuoteStatus};
-use domain::scope::Scope;
-use domain::store::StoreError;
 
 use crate::error::corrupt;
 use crate::schema::{api_keys, enrollments, events, groups, jobs, members, partners, quotes};
 
-type R<T> = Result<T, StoreError>;
+mod columns;
 
-pub(crate) fn mode(text: &str) -> R<Mode> {
-    match text {
-        "test" => Ok(Mode::Test),
-        "live" => Ok(Mode::Live),
-        other => Err(corrupt("mode", other)),
-    }
-}
-
-/// The scope stored in a row's `partner_id` and `mode` columns.
-pub(crate) fn scope(partner_id: &str, mode_text: &str) -> R<Scope> {
-    Ok(Scope::new(
-        PartnerId::parse(partner_id).map_err(|_| corrupt("partner id", partner_id))?,
-        mode(mode_text)?,
-    ))
-}
-
-fn json_enum<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> R<T> {
-    serde_json::from_value(serde_json::Value::String(text.to_owned()))
-        .map_err(|_| corrupt(what, text))
-}
-
-fn enum_text<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => String::new(),
-    }
-}
-
-fn json_doc<T: serde::de::DeserializeOwned>(what: &str, text: Option<&str>) -> R<Option<T>> {
-    text.map(|t| serde_json::from_str(t).map_err(|_| corrupt(what, t)))
-        .transpose()
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> R<String> {
-    serde_json::to_string(value).map_err(|e| StoreError::Internal(Box::new(e)))
-}
-
-/// A document's stored form (`domain::document`: versioned, snake_case).
-pub(crate) fn stored(text: Result<String, serde_json::Error>) -> R<String> {
-    text.map_err(|e| StoreError::Internal(Box::new(e)))
-}
-
-pub(crate) fn count(n: i32) -> u32 {
-    u32::try_from(n).unwrap_or(0)
-}
-
-pub(crate) fn int(n: u32) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
-}
+use columns::{R, date_text, enum_text, json_doc, json_enum, known, parsed, stored_date, to_json};
+pub(crate) use columns::{count, int, mode, scope, stored};
 
 #[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = partners, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
@@ -114,7 +64,7 @@ impl PartnerRow {
             .map(|c| json_enum::<Capability>("capability", c))
             .collect::<R<Vec<_>>>()?;
         Ok(Partner {
-            id: PartnerId::parse(&self.id).map_err(|_| corrupt("partner id", &self.id))?,
+            id: parsed("partner id", &self.id, PartnerId::parse)?,
             name: self.name,
             kind: json_enum::<PartnerKind>("partner kind", &self.kind)?,
             benefits_admin: json_enum::<BenefitsAdmin>("benefits admin", &self.benefits_admin)?,
@@ -158,9 +108,8 @@ impl KeyRow {
         let digest = <[u8; 32] as hex::FromHex>::from_hex(&self.digest)
             .map_err(|_| corrupt("key digest", &self.digest))?;
         Ok(KeyRecord {
-            id: KeyId::parse(&self.id).map_err(|_| corrupt("key id", &self.id))?,
-            partner_id: PartnerId::parse(&self.partner_id)
-                .map_err(|_| corrupt("partner id", &self.partner_id))?,
+            id: parsed("key id", &self.id, KeyId::parse)?,
+            partner_id: parsed("partner id", &self.partner_id, PartnerId::parse)?,
             mode: mode(&self.mode)?,
             digest: KeyDigest::from_bytes(digest),
             prefix: self.prefix,
@@ -214,12 +163,10 @@ impl GroupRow {
 
     pub(crate) fn into_domain(self) -> R<Group> {
         Ok(Group {
-            id: GroupId::parse(&self.id).map_err(|_| corrupt("group id", &self.id))?,
-            partner_id: PartnerId::parse(&self.partner_id)
-                .map_err(|_| corrupt("partner id", &self.partner_id))?,
+            id: parsed("group id", &self.id, GroupId::parse)?,
+            partner_id: parsed("partner id", &self.partner_id, PartnerId::parse)?,
             mode: mode(&self.mode)?,
-            status: GroupStatus::parse(&self.status)
-                .ok_or_else(|| corrupt("group status", &self.status))?,
+            status: known("group status", &self.status, GroupStatus::parse)?,
             company_name: self.company_name,
             domain: self.domain,
             external_id: self.external_id,
@@ -231,7 +178,7 @@ impl GroupRow {
             company_state: self
                 .company_state
                 .as_deref()
-                .map(|s| CompanyState::parse(s).ok_or_else(|| corrupt("company state", s)))
+                .map(|s| known("company state", s, CompanyState::parse))
                 .transpose()?,
             created_at: self.created_at,
             updated_at: self.updated_at,
@@ -285,16 +232,6 @@ pub(crate) fn member_status(status: Option<pricing_core::census::MemberStatus>) 
     }
 }
 
-/// A stored `YYYY-MM-DD` date.
-fn stored_date(text: Option<&str>, what: &str) -> R<Option<time::Date>> {
-    text.map(|t| pricing_core::census::date_opt::parse(t).map_err(|_| corrupt(what, t)))
-        .transpose()
-}
-
-fn date_text(d: Option<time::Date>) -> Option<String> {
-    d.map(pricing_core::census::date_opt::format)
-}
-
 impl MemberRow {
     /// The roster-state columns of `state`.
     pub(crate) fn set_state(&mut self, state: &MemberState) {
@@ -343,10 +280,16 @@ impl MemberRow {
 
     fn state(&self) -> R<MemberState> {
         Ok(MemberState {
-            enrollment: EnrollmentStatus::parse(&self.enrollment_status)
-                .ok_or_else(|| corrupt("enrollment status", &self.enrollment_status))?,
-            invitation: InvitationStatus::parse(&self.invitation_status)
-                .ok_or_else(|| corrupt("invitation status", &self.invitation_status))?,
+            enrollment: known(
+                "enrollment status",
+                &self.enrollment_status,
+                EnrollmentStatus::parse,
+            )?,
+            invitation: known(
+                "invitation status",
+                &self.invitation_status,
+                InvitationStatus::parse,
+            )?,
             tier: self.tier.clone(),
             effective_date: stored_date(self.effective_date.as_deref(), "effective date")?,
             termination_date: stored_date(self.termination_date.as_deref(), "termination date")?,
@@ -358,9 +301,8 @@ impl MemberRow {
         let state = self.state()?;
         Ok(StoredMember {
             state,
-            id: MemberId::parse(&self.id).map_err(|_| corrupt("member id", &self.id))?,
-            group_id: GroupId::parse(&self.group_id)
-                .map_err(|_| corrupt("group id", &self.group_id))?,
+            id: parsed("member id", &self.id, MemberId::parse)?,
+            group_id: parsed("group id", &self.group_id, GroupId::parse)?,
             member: serde_json::from_str(&self.data).map_err(|_| corrupt("member", &self.id))?,
             position: count(self.position),
             created_at: self.created_at,
@@ -410,16 +352,14 @@ impl QuoteRow {
     }
 
     pub(crate) fn into_domain(self) -> R<Quote> {
-        let kind = QuoteKind::parse(&self.kind).ok_or_else(|| corrupt("quote kind", &self.kind))?;
+        let kind = known("quote kind", &self.kind, QuoteKind::parse)?;
         Ok(Quote {
-            id: QuoteId::parse(&self.id).map_err(|_| corrupt("quote id", &self.id))?,
+            id: parsed("quote id", &self.id, QuoteId::parse)?,
             kind,
             request_digest: self.request_digest,
             scope: scope(&self.partner_id, &self.mode)?,
-            group_id: GroupId::parse(&self.group_id)
-                .map_err(|_| corrupt("group id", &self.group_id))?,
-            status: QuoteStatus::parse(&self.status)
-                .ok_or_else(|| corrupt("quote status", &self.status))?,
+            group_id: parsed("group id", &self.group_id, GroupId::parse)?,
+            status: known("quote status", &self.status, QuoteStatus::parse)?,
             rating_digest: self.rating_digest,
             expires_at: self.expires_at,
             body: QuoteDocument::from_stored(kind, &self.body)
@@ -463,12 +403,10 @@ impl EnrollmentRow {
 
     pub(crate) fn into_domain(self) -> R<Enrollment> {
         Ok(Enrollment {
-            id: EnrollmentId::parse(&self.id).map_err(|_| corrupt("enrollment id", &self.id))?,
+            id: parsed("enrollment id", &self.id, EnrollmentId::parse)?,
             scope: scope(&self.partner_id, &self.mode)?,
-            group_id: GroupId::parse(&self.group_id)
-                .map_err(|_| corrupt("group id", &self.group_id))?,
-            quote_id: QuoteId::parse(&self.quote_id)
-                .map_err(|_| corrupt("quote id", &self.quote_id))?,
+            group_id: parsed("group id", &self.group_id, GroupId::parse)?,
+            quote_id: parsed("quote id", &self.quote_id, QuoteId::parse)?,
             onboarding_mode: json_enum::<OnboardingMode>("onboarding mode", &self.onboarding_mode)?,
             body: EnrollmentDocument::from_stored(&self.body)
                 .map_err(|_| corrupt("enrollment body", &self.id))?,
@@ -517,18 +455,16 @@ impl EventRow {
     pub(crate) fn into_domain(self) -> R<Event> {
         Ok(Event {
             event: NewEvent {
-                id: EventId::parse(&self.id).map_err(|_| corrupt("event id", &self.id))?,
+                id: parsed("event id", &self.id, EventId::parse)?,
                 scope: scope(&self.partner_id, &self.mode)?,
                 created_at: self.created_at,
                 data: EventData::from_stored(
-                    EventType::parse(&self.event_type)
-                        .ok_or_else(|| corrupt("event type", &self.event_type))?,
+                    known("event type", &self.event_type, EventType::parse)?,
                     &self.data,
                 )
                 .map_err(|_| corrupt("event data", &self.id))?,
             },
-            state: DeliveryState::parse(&self.state)
-                .ok_or_else(|| corrupt("delivery state", &self.state))?,
+            state: known("delivery state", &self.state, DeliveryState::parse)?,
             attempts: count(self.attempts),
             next_attempt_at: self.next_attempt_at_ms.map(|ms| ms.div_euclid(1000)),
             last_status: self.last_status.and_then(|s| u16::try_from(s).ok()),
@@ -576,21 +512,21 @@ impl JobRow {
     pub(crate) fn into_domain(self) -> R<Job> {
         Ok(Job {
             job: NewJob {
-                id: JobId::parse(&self.id).map_err(|_| corrupt("job id", &self.id))?,
+                id: parsed("job id", &self.id, JobId::parse)?,
                 scope: scope(&self.partner_id, &self.mode)?,
                 group_id: self
                     .group_id
                     .as_deref()
-                    .map(|g| GroupId::parse(g).map_err(|_| corrupt("group id", g)))
+                    .map(|g| parsed("group id", g, GroupId::parse))
                     .transpose()?,
                 payload: JobPayload::from_stored(
-                    JobKind::parse(&self.kind).ok_or_else(|| corrupt("job kind", &self.kind))?,
+                    known("job kind", &self.kind, JobKind::parse)?,
                     &self.payload,
                 )
                 .map_err(|_| corrupt("job payload", &self.id))?,
                 run_after_ms: self.run_after_ms,
             },
-            state: JobState::parse(&self.state).ok_or_else(|| corrupt("job state", &self.state))?,
+            state: known("job state", &self.state, JobState::parse)?,
             attempts: count(self.attempts),
             locked_until_ms: self.locked_until_ms,
         })

@@ -23,9 +23,10 @@ use crate::partner_user::{
 use crate::portal::{LINK_TTL_SECS, LinkState, Lockout, digest, normalize_email};
 use crate::ports::{Clock, Entropy, Minter, Sealer};
 use crate::services::portal::NewPassword;
+use crate::services::portal::credentials::AcceptedLink;
 use crate::services::portal::{Credentials, credentials};
 use crate::services::{PortalRefusal, ServiceError, with_fresh_id};
-use crate::store::{Conflict, PartnerUserStore, StoreError};
+use crate::store::PartnerUserStore;
 
 pub use console::{Console, ConsolePorts, GroupRow, Overview, is_live_key_active};
 pub use two_factor::Enrolment;
@@ -318,13 +319,7 @@ impl PartnerPortal {
     /// # Errors
     /// Store failures.
     pub async fn link(&self, token: &str) -> Result<(LinkState, Option<String>), ServiceError> {
-        Ok(match self.ports.store.link(&digest(token)).await? {
-            None => (LinkState::Unknown, None),
-            Some(l) => {
-                let state = l.state(self.now());
-                (state, (state == LinkState::Usable).then_some(l.user.email))
-            }
-        })
+        credentials::link_worth(&*self.ports.store, token, self.now()).await
     }
 
     /// Sets a password from a link and signs the user in (the employer
@@ -340,18 +335,10 @@ impl PartnerPortal {
         form: NewPassword<'_>,
         ip: Option<&str>,
     ) -> Result<PartnerSignedIn, ServiceError> {
-        let hash = digest(form.token);
-        let link = self
-            .ports
-            .store
-            .link(&hash)
-            .await?
-            .ok_or(PortalRefusal::LinkUnknown)?;
-        credentials::usable(link.state(self.now()))?;
-        let phc = self
+        let AcceptedLink { hash, link, phc } = self
             .ports
             .credentials
-            .new_password_hash(&form, &link.user.email)
+            .accept_link(&*self.ports.store, &form, self.now())
             .await?;
         let cookie = self.secret();
         let session = self.new_session(&cookie, &link.user, false);
@@ -365,19 +352,16 @@ impl PartnerPortal {
             AuditAction::PasswordSet,
             actor.user.email.clone(),
         );
-        match self
-            .ports
-            .store
-            .use_link(&hash, &phc, &session, visitor.map(digest), audit)
-            .await
-        {
-            Ok(()) => Ok(PartnerSignedIn {
-                cookie,
-                second_factor_pending: false,
-            }),
-            Err(StoreError::Conflict(Conflict::LinkUsed)) => Err(PortalRefusal::LinkUsed.into()),
-            Err(e) => Err(e.into()),
-        }
+        credentials::link_used(
+            self.ports
+                .store
+                .use_link(&hash, &phc, &session, visitor.map(digest), audit)
+                .await,
+        )?;
+        Ok(PartnerSignedIn {
+            cookie,
+            second_factor_pending: false,
+        })
     }
 
     fn new_session(&self, cookie: &str, user: &PartnerUser, pending: bool) -> NewUserSession {
@@ -464,11 +448,9 @@ impl PartnerPortal {
         what: &str,
         now: i64,
     ) -> Result<bool, ServiceError> {
-        let mut lock = user.lockout.clone();
-        if lock.locked(now) {
+        let Some((lock, locked)) = user.lockout.after_failure(now) else {
             return Ok(false);
-        }
-        let locked = lock.fail(now);
+        };
         let jobs = if locked {
             self.lockout_email(user)
         } else {

@@ -12,7 +12,7 @@ mod links;
 
 use std::sync::Arc;
 
-use crate::email::{deliverable, lockout, password_reset, portal_link};
+use crate::email::{OutboundEmail, deliverable, lockout, password_reset, portal_link};
 use crate::enrollment::OnboardingMode;
 use crate::ids::EnrollmentId;
 use crate::portal::{
@@ -20,8 +20,9 @@ use crate::portal::{
 };
 use crate::ports::{Clock, Entropy, Minter};
 use crate::scope::Scope;
+use crate::services::portal::credentials::AcceptedLink;
 use crate::services::{OnboardingRefusal, PortalRefusal, ServiceError};
-use crate::store::{Conflict, PortalStore, QuoteStore, StoreError};
+use crate::store::{PortalStore, QuoteStore};
 
 pub use credentials::Credentials;
 pub use links::{IssuedLink, LinkFor, MintedLink, PortalLinks};
@@ -147,15 +148,7 @@ impl Portal {
     /// # Errors
     /// Store failures.
     pub async fn link(&self, token: &str) -> Result<(LinkState, Option<String>), ServiceError> {
-        let link = self.ports.store.link(&digest(token)).await?;
-        Ok(match link {
-            None => (LinkState::Unknown, None),
-            Some(l) => {
-                let state = l.state(self.now());
-                let email = (state == LinkState::Usable).then_some(l.account.email);
-                (state, email)
-            }
-        })
+        credentials::link_worth(&*self.ports.store, token, self.now()).await
     }
 
     /// Sets the account's password from a link and signs it in: the link
@@ -171,18 +164,10 @@ impl Portal {
         visitor: Option<&str>,
         form: NewPassword<'_>,
     ) -> Result<SignedIn, ServiceError> {
-        let hash = digest(form.token);
-        let link = self
-            .ports
-            .store
-            .link(&hash)
-            .await?
-            .ok_or(PortalRefusal::LinkUnknown)?;
-        credentials::usable(link.state(self.now()))?;
-        let phc = self
+        let AcceptedLink { hash, link, phc } = self
             .ports
             .credentials
-            .new_password_hash(&form, &link.account.email)
+            .accept_link(&*self.ports.store, &form, self.now())
             .await?;
         let cookie = self.secret();
         let session = NewSession {
@@ -192,16 +177,13 @@ impl Portal {
             created_at: self.now(),
         };
         let replaces = visitor.map(digest);
-        match self
-            .ports
-            .store
-            .use_link(&hash, &phc, &session, replaces, self.now())
-            .await
-        {
-            Ok(()) => Ok(SignedIn { cookie }),
-            Err(StoreError::Conflict(Conflict::LinkUsed)) => Err(PortalRefusal::LinkUsed.into()),
-            Err(e) => Err(e.into()),
-        }
+        credentials::link_used(
+            self.ports
+                .store
+                .use_link(&hash, &phc, &session, replaces, self.now())
+                .await,
+        )?;
+        Ok(SignedIn { cookie })
     }
 
     /// Signs in with an address and a password. Every failure answers the
@@ -253,11 +235,9 @@ impl Portal {
             return Ok(SignedIn { cookie });
         }
         for account in accounts.iter().filter(|a| a.password_hash.is_some()) {
-            let mut lock = account.lockout.clone();
-            if lock.locked(now) {
+            let Some((lock, locks)) = account.lockout.after_failure(now) else {
                 continue;
-            }
-            let locks = lock.fail(now);
+            };
             let minter = Minter::new(self.ports.entropy.as_ref());
             let jobs: Vec<_> = locks
                 .then(|| {
@@ -310,20 +290,7 @@ impl Portal {
             .await?;
         let now_ms = self.ports.clock.now_ms();
         for account in accounts.iter().filter(|a| deliverable(a.scope.mode)) {
-            let minter = Minter::new(self.ports.entropy.as_ref());
-            self.ports
-                .links
-                .issue(
-                    &minter,
-                    LinkFor {
-                        scope: &account.scope,
-                        enrollment: &account.enrollment_id,
-                        group: &account.group_id,
-                        email: &account.email,
-                    },
-                    now_ms,
-                    password_reset,
-                )
+            self.issue_link(LinkFor::account(account), now_ms, password_reset)
                 .await?;
         }
         Ok(())
@@ -354,21 +321,26 @@ impl Portal {
                 .map(|s| s.email)
                 .ok_or(PortalRefusal::NoSignatory)?,
         };
-        let minter = Minter::new(self.ports.entropy.as_ref());
-        self.ports
-            .links
-            .issue(
-                &minter,
-                LinkFor {
-                    scope,
-                    enrollment: id,
-                    group: &enrollment.group_id,
-                    email: &email,
-                },
-                self.ports.clock.now_ms(),
-                portal_link,
-            )
+        let to = LinkFor {
+            scope,
+            enrollment: id,
+            group: &enrollment.group_id,
+            email: &email,
+        };
+        self.issue_link(to, self.ports.clock.now_ms(), portal_link)
             .await
+    }
+
+    /// Issues a fresh link to `to` at `now_ms`, its email written by
+    /// `message` (older unused links stop working).
+    async fn issue_link(
+        &self,
+        to: LinkFor<'_>,
+        now_ms: i64,
+        message: fn(&str, &str) -> OutboundEmail,
+    ) -> Result<IssuedLink, ServiceError> {
+        let minter = Minter::new(self.ports.entropy.as_ref());
+        self.ports.links.issue(&minter, to, now_ms, message).await
     }
 }
 

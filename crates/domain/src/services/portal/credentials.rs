@@ -1,21 +1,24 @@
-//! The credential steps both portals take, written once: whether a link
-//! may set a password, checking and hashing a new password, finding the
-//! account a password opens (every failure as slow as a success), what a
-//! session cookie is worth now, and counting a failed sign-in against the
-//! source address.
+//! The credential steps both portals take, written once: what a
+//! set-password link is worth, accepting one with a new password (checked
+//! and hashed), finding the account a password opens (every failure as
+//! slow as a success), what a session cookie is worth now, and counting a
+//! failed sign-in against the source address.
 
 use std::sync::Arc;
 
 use crate::error::FieldError;
-use crate::partner_user::UserSession;
+use crate::partner_user::{StoredUserLink, UserSession};
 use crate::portal::{
-    LinkState, Lockout, StoredSession, TOUCH_EVERY_SECS, digest, password_errors, session_live,
+    LinkState, Lockout, StoredLink, StoredSession, TOUCH_EVERY_SECS, digest, password_errors,
+    session_live,
 };
 use crate::ports::PasswordHasher;
 use crate::rate_limit::Policy;
 use crate::services::portal::NewPassword;
 use crate::services::{PortalRefusal, ServiceError};
-use crate::store::{PartnerUserStore, PortalStore, RateLimitStore, StoreResult};
+use crate::store::{
+    Conflict, PartnerUserStore, PortalStore, RateLimitStore, StoreError, StoreResult,
+};
 
 /// What both portals' passwords need: the hasher, and the failed-auth
 /// counters per source address with their policy.
@@ -33,7 +36,7 @@ pub struct Credentials {
 ///
 /// # Errors
 /// [`PortalRefusal::LinkExpired`] or [`PortalRefusal::LinkUsed`].
-pub(crate) fn usable(state: LinkState) -> Result<(), ServiceError> {
+fn usable(state: LinkState) -> Result<(), ServiceError> {
     match state {
         LinkState::Usable => Ok(()),
         LinkState::Expired => Err(PortalRefusal::LinkExpired.into()),
@@ -41,13 +44,83 @@ pub(crate) fn usable(state: LinkState) -> Result<(), ServiceError> {
     }
 }
 
+/// What the link of `token` is worth at `now`, with its account's address
+/// when it can be used.
+///
+/// # Errors
+/// Store failures.
+pub(crate) async fn link_worth<S: PortalRows + ?Sized>(
+    store: &S,
+    token: &str,
+    now: i64,
+) -> Result<(LinkState, Option<String>), ServiceError> {
+    Ok(match store.find_link(&digest(token)).await? {
+        None => (LinkState::Unknown, None),
+        Some(l) => {
+            let state = S::link_state(&l, now);
+            (
+                state,
+                (state == LinkState::Usable).then(|| S::link_email(&l).to_owned()),
+            )
+        }
+    })
+}
+
+/// A set-password form accepted: the digest of its token, its link and
+/// the new password's hash, ready for the store's `use_link`.
+pub(crate) struct AcceptedLink<L> {
+    /// [`digest`] of the token.
+    pub hash: String,
+    /// The link, with its account.
+    pub link: L,
+    /// The new password's PHC string.
+    pub phc: String,
+}
+
+/// The store's answer to `use_link`, its conflict (the link used
+/// meanwhile) turned into the portal's refusal.
+///
+/// # Errors
+/// [`PortalRefusal::LinkUsed`]; other store failures.
+pub(crate) fn link_used(result: StoreResult<()>) -> Result<(), ServiceError> {
+    match result {
+        Ok(()) => Ok(()),
+        Err(StoreError::Conflict(Conflict::LinkUsed)) => Err(PortalRefusal::LinkUsed.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 impl Credentials {
+    /// Accepts a set-password form: its link, read from `store`, must be
+    /// able to set a password at `now`, and the password must pass the
+    /// policy for the link's account; it is hashed then.
+    ///
+    /// # Errors
+    /// [`PortalRefusal::LinkUnknown`], [`PortalRefusal::LinkExpired`] or
+    /// [`PortalRefusal::LinkUsed`]; [`ServiceError::Invalid`] (`password`,
+    /// `password_confirmation`) for a refused password.
+    pub(crate) async fn accept_link<S: PortalRows + ?Sized>(
+        &self,
+        store: &S,
+        form: &NewPassword<'_>,
+        now: i64,
+    ) -> Result<AcceptedLink<S::Link>, ServiceError> {
+        let hash = digest(form.token);
+        let link = store
+            .find_link(&hash)
+            .await?
+            .ok_or(PortalRefusal::LinkUnknown)?;
+        usable(S::link_state(&link, now))?;
+        let phc = self.new_password_hash(form, S::link_email(&link)).await?;
+        Ok(AcceptedLink { hash, link, phc })
+    }
+
     /// Checks the set-password form of the account `email` against the
     /// policy and hashes the password (Argon2id).
     ///
     /// # Errors
     /// [`ServiceError::Invalid`] (`password`, `password_confirmation`).
-    pub(crate) async fn new_password_hash(
+    async fn new_password_hash(
         &self,
         form: &NewPassword<'_>,
         email: &str,
@@ -137,10 +210,13 @@ pub(crate) enum Fate {
     Ended,
 }
 
-/// The session rows a portal keeps, as [`live_session`] reads them.
-pub(crate) trait SessionRows: Sync {
+/// The session and link rows a portal keeps, as [`live_session`],
+/// [`link_worth`] and [`Credentials::accept_link`] read them.
+pub(crate) trait PortalRows: Sync {
     /// A stored session.
     type Session: Send;
+    /// A stored set-password link with its account.
+    type Link: Send;
     /// When `session` started and when it was last seen.
     fn clocks(session: &Self::Session) -> (i64, i64);
     /// The session stored under `hash`.
@@ -149,10 +225,17 @@ pub(crate) trait SessionRows: Sync {
     async fn touch(&self, hash: &str, now: i64) -> StoreResult<()>;
     /// Ends it.
     async fn end(&self, hash: &str) -> StoreResult<()>;
+    /// The link's state at `now`.
+    fn link_state(link: &Self::Link, now: i64) -> LinkState;
+    /// The address of the link's account.
+    fn link_email(link: &Self::Link) -> &str;
+    /// The link whose token has the digest `hash`.
+    async fn find_link(&self, hash: &str) -> StoreResult<Option<Self::Link>>;
 }
 
-impl SessionRows for dyn PortalStore {
+impl PortalRows for dyn PortalStore {
     type Session = StoredSession;
+    type Link = StoredLink;
     fn clocks(s: &StoredSession) -> (i64, i64) {
         (s.created_at, s.seen_at)
     }
@@ -165,10 +248,20 @@ impl SessionRows for dyn PortalStore {
     async fn end(&self, hash: &str) -> StoreResult<()> {
         self.end_session(hash).await
     }
+    fn link_state(l: &StoredLink, now: i64) -> LinkState {
+        l.state(now)
+    }
+    fn link_email(l: &StoredLink) -> &str {
+        &l.account.email
+    }
+    async fn find_link(&self, hash: &str) -> StoreResult<Option<StoredLink>> {
+        self.link(hash).await
+    }
 }
 
-impl SessionRows for dyn PartnerUserStore {
+impl PortalRows for dyn PartnerUserStore {
     type Session = UserSession;
+    type Link = StoredUserLink;
     fn clocks(s: &UserSession) -> (i64, i64) {
         (s.created_at, s.seen_at)
     }
@@ -181,6 +274,15 @@ impl SessionRows for dyn PartnerUserStore {
     async fn end(&self, hash: &str) -> StoreResult<()> {
         self.end_session(hash).await
     }
+    fn link_state(l: &StoredUserLink, now: i64) -> LinkState {
+        l.state(now)
+    }
+    fn link_email(l: &StoredUserLink) -> &str {
+        &l.user.email
+    }
+    async fn find_link(&self, hash: &str) -> StoreResult<Option<StoredUserLink>> {
+        self.link(hash).await
+    }
 }
 
 /// The live session of `cookie` at `now`, if any: an idle or too old one
@@ -188,7 +290,7 @@ impl SessionRows for dyn PartnerUserStore {
 ///
 /// # Errors
 /// Store failures.
-pub(crate) async fn live_session<S: SessionRows + ?Sized>(
+pub(crate) async fn live_session<S: PortalRows + ?Sized>(
     store: &S,
     cookie: Option<&str>,
     now: i64,

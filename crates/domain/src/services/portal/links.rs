@@ -10,7 +10,7 @@ use base64::engine::general_purpose::STANDARD;
 use crate::email::OutboundEmail;
 use crate::ids::{EnrollmentId, GroupId};
 use crate::job::NewJob;
-use crate::portal::{LINK_TTL_SECS, LinkState, NewLink, digest, normalize_email};
+use crate::portal::{LINK_TTL_SECS, LinkState, NewLink, PortalAccount, digest, normalize_email};
 use crate::ports::{Minter, Sealer};
 use crate::scope::Scope;
 use crate::services::ServiceError;
@@ -64,6 +64,19 @@ pub struct LinkFor<'a> {
     pub group: &'a GroupId,
     /// The admin's address.
     pub email: &'a str,
+}
+
+impl<'a> LinkFor<'a> {
+    /// A new link for an existing account.
+    #[must_use]
+    pub fn account(account: &'a PortalAccount) -> Self {
+        Self {
+            scope: &account.scope,
+            enrollment: &account.enrollment_id,
+            group: &account.group_id,
+            email: &account.email,
+        }
+    }
 }
 
 impl PortalLinks {
