@@ -114,16 +114,20 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Enveloped<T> {
 }
 
 /// Where a bodiless protocol-level error head starts in `buf`, and where
-/// it ends (after its blank line).
+/// it ends (after its blank line). Every response passes here, so the
+/// common case (a head that is not a 4xx or 5xx) is told from its status
+/// line alone, without allocating.
 fn find_bare_error(buf: &[u8]) -> Option<(usize, usize)> {
     const START: &[u8] = b"HTTP/1.1 ";
     let mut from = 0;
-    while let Some(at) = find(buf.get(from..)?, START) {
+    while let Some(at) = memchr::memmem::find(buf.get(from..)?, START) {
         let start = from.saturating_add(at);
         let rest = buf.get(start..)?;
-        if let Some(len) = find(rest, b"\r\n\r\n").map(|n| n.saturating_add(4)) {
+        if is_error_status(rest)
+            && let Some(len) = memchr::memmem::find(rest, b"\r\n\r\n").map(|n| n.saturating_add(4))
+        {
             let head = rest.get(..len).unwrap_or_default();
-            if is_bare_error(head) {
+            if is_bare(head) {
                 return Some((start, start.saturating_add(len)));
             }
         }
@@ -132,30 +136,27 @@ fn find_bare_error(buf: &[u8]) -> Option<(usize, usize)> {
     None
 }
 
-/// A 4xx or 5xx head with `content-length: 0` and no `content-type`.
-fn is_bare_error(head: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(head) else {
-        return false;
-    };
-    let mut lines = text.split("\r\n");
-    let status = lines.next().unwrap_or_default();
-    let error = status
-        .strip_prefix("HTTP/1.1 ")
-        .and_then(|s| s.get(..3))
-        .is_some_and(|code| code.starts_with('4') || code.starts_with('5'));
-    let mut empty = false;
-    for line in lines {
-        let lower = line.to_ascii_lowercase();
-        if lower.starts_with("content-type:") {
-            return false;
-        }
-        empty |= lower == "content-length: 0";
-    }
-    error && empty
+/// Whether the status line at the start of `head` is a 4xx or 5xx.
+fn is_error_status(head: &[u8]) -> bool {
+    matches!(head.get(9), Some(b'4' | b'5'))
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+/// A head with `content-length: 0` and no `content-type`.
+fn is_bare(head: &[u8]) -> bool {
+    let mut empty = false;
+    for line in head.split(|&b| b == b'\n').skip(1) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if starts_with_ignore_case(line, b"content-type:") {
+            return false;
+        }
+        empty |= line.eq_ignore_ascii_case(b"content-length: 0");
+    }
+    empty
+}
+
+fn starts_with_ignore_case(line: &[u8], prefix: &[u8]) -> bool {
+    line.get(..prefix.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
 }
 
 /// The same status with the envelope, a `Request-Id` and the original
