@@ -58,6 +58,14 @@ macro_rules! offload {
     };
 }
 
+/// The first row of `$query` on `$conn`, as a `QueryResult` (see the
+/// SQLite backend's).
+macro_rules! first_row {
+    ($conn:expr, $query:expr) => {
+        diesel_async::RunQueryDsl::first($query, $conn).await
+    };
+}
+
 /// Tells the outbox's watchers in every process, at commit: `NOTIFY` on
 /// [`OUTBOX_CHANNEL`] inside the transaction `$conn` is in.
 macro_rules! notify_outbox {

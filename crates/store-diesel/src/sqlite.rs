@@ -63,6 +63,21 @@ macro_rules! offload {
     };
 }
 
+/// The first row of `$query` (which owns its bind values) on `$conn`, as
+/// a `QueryResult`. SQLite runs it through diesel's synchronous connection
+/// on the caller's thread: its statement cache is keyed by the query's
+/// type and rows are read in place, where the asynchronous wrapper writes
+/// the SQL text out and copies every field of every row on each call. For
+/// the hottest reads (a group by id).
+macro_rules! first_row {
+    ($conn:expr, $query:expr) => {{
+        let query = $query;
+        $conn
+            .spawn_blocking(move |c| diesel::RunQueryDsl::first(query, c))
+            .await
+    }};
+}
+
 /// Tells the outbox's watchers from inside a transaction (PostgreSQL
 /// `NOTIFY`); nothing on SQLite, whose watchers hear after the commit
 /// (`outbox_tx!`).

@@ -34,13 +34,12 @@ async fn insert_row(c: &mut Conn, row: &GroupRow) -> Result<(), TxError> {
 
 /// Reads a group of the scope inside a transaction.
 pub(crate) async fn load_group(conn: &mut Conn, scope: &Scope, id: &str) -> Result<Group, TxError> {
-    let row = groups::table
-        .filter(groups::id.eq(id))
-        .filter(groups::partner_id.eq(scope.partner.as_str()))
+    let query = groups::table
+        .filter(groups::id.eq(id.to_owned()))
+        .filter(groups::partner_id.eq(scope.partner.to_string()))
         .filter(groups::mode.eq(scope.mode.as_str()))
-        .select(GroupRow::as_select())
-        .first(conn)
-        .await
+        .select(GroupRow::as_select());
+    let row: GroupRow = first_row!(conn, query)
         .optional()?
         .ok_or(StoreError::NotFound)?;
     Ok(row.into_domain()?)
