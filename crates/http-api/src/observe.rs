@@ -76,6 +76,28 @@ pub async fn observe(
     if let Ok(v) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(HeaderName::from_static(HEADER), v);
     }
+    // The line's fields are gathered only when it is written: the matched
+    // route is looked up again and copied.
+    let written = if cause.is_some() {
+        tracing::enabled!(tracing::Level::ERROR)
+    } else {
+        tracing::enabled!(tracing::Level::INFO)
+    };
+    if written {
+        log_line(&res, &id, &method, started, cause);
+    }
+    Ok(res)
+}
+
+/// The request's log line: the error chain of a 5xx at `error`, else at
+/// `info`.
+fn log_line(
+    res: &ServiceResponse<BoxBody>,
+    id: &str,
+    method: &actix_web::http::Method,
+    started: Instant,
+    cause: Option<String>,
+) {
     let status = res.status().as_u16();
     let route = res
         .request()
@@ -87,7 +109,6 @@ pub async fn observe(
     } else {
         tracing::info!(request_id = %id, %method, %route, status, latency_ms, "request");
     }
-    Ok(res)
 }
 
 /// The error chain behind a 5xx answer, for the log (never the caller).

@@ -32,6 +32,10 @@ impl TimedOut {
 pub(crate) fn guard(req: ServiceRequest, limit: Duration) -> (ServiceRequest, TimedOut) {
     let flag = TimedOut::default();
     let (http_req, payload) = req.into_parts();
+    // A request without a body (most GETs) has nothing to wait for.
+    if matches!(payload, dev::Payload::None) {
+        return (ServiceRequest::from_parts(http_req, payload), flag);
+    }
     let stream = Deadline {
         inner: payload,
         timer: Box::pin(sleep(limit)),
