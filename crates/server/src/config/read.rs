@@ -40,7 +40,14 @@ impl Merged {
             self.parsed("listen", v, "must be a socket address like 127.0.0.1:8080")
         })?;
         let database = self.or("database_url", d.database, |v| self.database(v))?;
-        let public_base_url = self.or("public_base_url", d.public_base_url, |v| {
+        // Unset, the base URL follows a listen address moved off the
+        // default's, so that every link the service hands out reaches it.
+        let default_base = if listen == d.listen {
+            d.public_base_url
+        } else {
+            local_base_url(listen)
+        };
+        let public_base_url = self.or("public_base_url", default_base, |v| {
             self.public_url("public_base_url", v)
         })?;
         let body_timeout = self.or("body_timeout_secs", d.http.body_timeout, |v| {
@@ -319,4 +326,18 @@ impl Merged {
         let text = self.string(key, value)?;
         FromAddress::parse(&text).map_err(|e| self.invalid(key, format!("{e}, got {text:?}")))
     }
+}
+
+/// `http://` and `listen`, with an unspecified address (`0.0.0.0`, `::`)
+/// read as this machine's loopback.
+fn local_base_url(listen: std::net::SocketAddr) -> String {
+    let mut at = listen;
+    if at.ip().is_unspecified() {
+        at.set_ip(if at.is_ipv4() {
+            std::net::Ipv4Addr::LOCALHOST.into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        });
+    }
+    format!("http://{at}")
 }

@@ -387,6 +387,35 @@ fn the_public_base_url_is_kept_without_its_trailing_slash() {
 }
 
 #[test]
+fn an_unset_public_base_url_follows_the_listen_address() {
+    let flags = |listen: &str| Overrides {
+        listen: Some(listen.to_owned()),
+        database_url: None,
+    };
+    let s = ok(None, &[], &flags("127.0.0.1:18080"));
+    assert_eq!(s.public_base_url, "http://127.0.0.1:18080");
+    let s = ok(
+        Some("listen = \"0.0.0.0:9090\""),
+        &[],
+        &Overrides::default(),
+    );
+    assert_eq!(s.public_base_url, "http://127.0.0.1:9090");
+    let s = ok(
+        None,
+        &[("PARTNER_API_LISTEN", "[::]:9091")],
+        &Overrides::default(),
+    );
+    assert_eq!(s.public_base_url, "http://[::1]:9091");
+    // A configured base URL is kept wherever the service listens.
+    let s = ok(
+        Some("public_base_url = \"https://benefits.example.com\""),
+        &[],
+        &flags("127.0.0.1:18080"),
+    );
+    assert_eq!(s.public_base_url, "https://benefits.example.com");
+}
+
+#[test]
 fn the_member_login_url_has_no_default_and_is_an_absolute_url() {
     assert_eq!(ok(None, &[], &Overrides::default()).member_login_url, None);
     let s = ok(
