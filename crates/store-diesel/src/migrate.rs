@@ -1,45 +1,169 @@
 //! Embedded migrations for both backends, applied by `partner-api migrate`
 //! and at the start of `serve`, and reverted (every migration has a
-//! working `down`) by the migration tests. A migration whose SQL is the
-//! same on both backends is written once, under `migrations/shared`; only
-//! the few that differ (BLOB/BYTEA, an unlogged table) have a copy per
-//! backend. [`Layered`] gives each backend its whole ordered list.
+//! working `down`) by the migration tests. A migration is written once,
+//! under `migrations/shared`, in SQLite's dialect, and rendered for
+//! PostgreSQL when it runs ([`Dialect::render`]: `BLOB` is `BYTEA`, a
+//! `/* postgres: … */` comment is PostgreSQL's text); only a migration that
+//! exists on one backend alone has a directory of that backend's.
+//! [`Layered`] gives each backend its whole ordered list.
 
 use diesel::Connection as _;
 use diesel::backend::Backend;
-use diesel::migration::{Migration, MigrationSource};
+use diesel::connection::BoxableConnection;
+use diesel::migration::MigrationVersion;
+use diesel::migration::{Migration, MigrationMetadata, MigrationName, MigrationSource};
 use diesel::sqlite::SqliteConnection;
 use diesel_async::{AsyncConnection as _, AsyncMigrationHarness, AsyncPgConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::Database;
 
-/// The migrations whose SQL both backends run.
-const SHARED: EmbeddedMigrations = embed_migrations!("../../migrations/shared");
+/// The migrations both backends run (`build.rs` lists `migrations/shared`).
+const SHARED: &[Portable] = include!(concat!(env!("OUT_DIR"), "/shared_migrations.rs"));
 /// The SQLite migrations.
 pub const SQLITE: Layered = Layered {
-    shared: SHARED,
-    own: embed_migrations!("../../migrations/sqlite"),
+    dialect: Dialect::Sqlite,
+    own: None,
 };
 /// The PostgreSQL migrations.
 pub const POSTGRES: Layered = Layered {
-    shared: SHARED,
-    own: embed_migrations!("../../migrations/postgres"),
+    dialect: Dialect::Postgres,
+    own: Some(embed_migrations!("../../migrations/postgres")),
 };
 
-/// One backend's migrations: the shared ones and the backend's own, in
-/// version order (the two sets never name the same version).
+/// One backend's migrations: the shared ones, rendered in its dialect, and
+/// its own, in version order (the two sets never name the same version).
 pub struct Layered {
-    shared: EmbeddedMigrations,
-    own: EmbeddedMigrations,
+    dialect: Dialect,
+    own: Option<EmbeddedMigrations>,
 }
 
 impl<DB: Backend> MigrationSource<DB> for &Layered {
     fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
-        let mut all = MigrationSource::<DB>::migrations(&self.shared)?;
-        all.extend(MigrationSource::<DB>::migrations(&self.own)?);
+        let mut all: Vec<Box<dyn Migration<DB>>> = Vec::with_capacity(SHARED.len());
+        for m in SHARED {
+            all.push(Box::new(Rendered {
+                name: Name(m.name),
+                up: self.dialect.render(m.up),
+                down: self.dialect.render(m.down),
+            }));
+        }
+        if let Some(own) = &self.own {
+            all.extend(MigrationSource::<DB>::migrations(own)?);
+        }
         all.sort_unstable_by(|a, b| a.name().version().cmp(&b.name().version()));
         Ok(all)
+    }
+}
+
+/// The SQL dialect a shared migration is rendered in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// As written.
+    Sqlite,
+    /// The word `BLOB` is `BYTEA`, and `/* postgres: X */` is `X`.
+    Postgres,
+}
+
+impl Dialect {
+    /// `sql`, written in SQLite's dialect, in this one.
+    #[must_use]
+    pub fn render(self, sql: &str) -> String {
+        match self {
+            Self::Sqlite => sql.to_owned(),
+            Self::Postgres => {
+                let mut out = String::with_capacity(sql.len());
+                let mut rest = sql;
+                while let Some(at) = rest.find("/* postgres: ") {
+                    out.push_str(&rest[..at]);
+                    let tail = &rest[at + "/* postgres: ".len()..];
+                    let Some(close) = tail.find(" */") else {
+                        out.push_str(&rest[at..]);
+                        rest = "";
+                        break;
+                    };
+                    out.push_str(&tail[..close]);
+                    rest = &tail[close + " */".len()..];
+                }
+                out.push_str(rest);
+                replace_word(&out, "BLOB", "BYTEA")
+            }
+        }
+    }
+}
+
+/// `text` with every `word` that stands alone (not inside an identifier)
+/// replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices(word) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        if !ident(before) && !ident(after) {
+            out.push_str(&text[last..at]);
+            out.push_str(with);
+            last = at + word.len();
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// A shared migration as embedded: its directory's name and SQL.
+struct Portable {
+    name: &'static str,
+    up: &'static str,
+    down: &'static str,
+}
+
+/// A shared migration rendered for one backend.
+struct Rendered {
+    name: Name,
+    up: String,
+    down: String,
+}
+
+/// A migration directory's name (`2026-11-21-000001_initial`); its
+/// version is the part before `_` without the dashes, as diesel reads it.
+struct Name(&'static str);
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl MigrationName for Name {
+    fn version(&self) -> MigrationVersion<'_> {
+        let version = self.0.split('_').next().unwrap_or(self.0);
+        MigrationVersion::from(version.replace('-', ""))
+    }
+}
+
+/// Every shared migration runs in a transaction of its own.
+struct InTransaction;
+
+impl MigrationMetadata for InTransaction {}
+
+impl<DB: Backend> Migration<DB> for Rendered {
+    fn run(&self, conn: &mut dyn BoxableConnection<DB>) -> diesel::migration::Result<()> {
+        conn.batch_execute(&self.up)
+            .map_err(|e| format!("migration {}: {e}", self.name).into())
+    }
+
+    fn revert(&self, conn: &mut dyn BoxableConnection<DB>) -> diesel::migration::Result<()> {
+        conn.batch_execute(&self.down)
+            .map_err(|e| format!("reverting migration {}: {e}", self.name).into())
+    }
+
+    fn metadata(&self) -> &dyn MigrationMetadata {
+        &InTransaction
+    }
+
+    fn name(&self) -> &dyn MigrationName {
+        &self.name
     }
 }
 
@@ -163,4 +287,41 @@ fn apply<B: diesel::backend::Backend, H: MigrationHarness<B>>(
     }
     .map_err(|e| MigrateError::Migration(e.to_string()))?;
     Ok(versions.into_iter().map(|v| v.to_string()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Dialect, SHARED};
+
+    #[test]
+    fn postgres_reads_bytes_as_bytea_and_its_own_comments_as_sql() {
+        let sql =
+            "CREATE /* postgres: UNLOGGED */ TABLE t (b BLOB, blobs BLOB NOT NULL, x_BLOB TEXT);";
+        assert_eq!(
+            Dialect::Postgres.render(sql),
+            "CREATE UNLOGGED TABLE t (b BYTEA, blobs BYTEA NOT NULL, x_BLOB TEXT);"
+        );
+        assert_eq!(Dialect::Sqlite.render(sql), sql);
+    }
+
+    #[test]
+    fn no_shared_migration_leaves_sqlite_words_for_postgres() {
+        assert!(SHARED.len() >= 16, "the shared list is embedded");
+        for m in SHARED {
+            for sql in [m.up, m.down] {
+                let pg = Dialect::Postgres.render(sql);
+                assert!(
+                    !pg.contains("/* postgres:"),
+                    "{}: an unclosed marker",
+                    m.name
+                );
+                assert!(
+                    !pg.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                        .any(|w| w == "BLOB"),
+                    "{}: BLOB left for PostgreSQL",
+                    m.name
+                );
+            }
+        }
+    }
 }

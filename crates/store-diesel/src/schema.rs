@@ -1,5 +1,6 @@
-//! Table definitions, matching `migrations/{sqlite,postgres}`. The
-//! migration tests check every column here against both databases.
+//! Table definitions, matching `migrations/` (`shared/` rendered for each
+//! backend, and `postgres/`). The migration tests check every column here
+//! against both databases.
 
 diesel::table! {
     partners (id) {

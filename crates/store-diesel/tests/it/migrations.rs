@@ -80,6 +80,26 @@ async fn up_down_up(t: TestDb) {
     reverted.reverse();
     assert_eq!(applied, reverted);
     assert_eq!(tables(&t.db).await, expected);
+    if matches!(t.db, Database::Postgres { .. }) {
+        // The shared migrations as PostgreSQL runs them: bytes are BYTEA
+        // and the counters skip the write-ahead log.
+        let blobs = testkit::db::texts(
+            &t.db,
+            "SELECT table_name || '.' || column_name AS value FROM information_schema.columns \
+             WHERE table_schema = 'public' AND data_type = 'bytea' ORDER BY 1",
+        )
+        .await;
+        assert!(
+            blobs.contains(&"webhook_endpoints.sealed_secret".to_owned()),
+            "{blobs:?}"
+        );
+        let unlogged = testkit::db::texts(
+            &t.db,
+            "SELECT relname::text AS value FROM pg_class WHERE relpersistence = 'u' AND relkind = 'r'",
+        )
+        .await;
+        assert_eq!(unlogged, ["rate_limits"]);
+    }
 }
 on_both!(up_down_up);
 
