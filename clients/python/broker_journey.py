@@ -104,26 +104,19 @@ def main(base_url, key):
         GroupOut,
     )
 
-    census = expect(
-        "replace census",
-        replace_census.sync_detailed(
-            group_id=group.id,
-            client=client,
-            body=CensusInput.from_dict(
-                {
-                    "members": [
-                        {"external_id": "E-1", "first_name": "Ana", "last_name": "Diaz",
-                         "email": "ana@acme-sdk.example", "dob": "1988-04-12", "zip": "60601"},
-                        {"external_id": "E-2", "first_name": "Ben", "last_name": "Okafor",
-                         "dob": "1979-11-02", "zip": "60614",
-                         "dependents": [{"relationship": "spouse", "dob": "1981-05-20"}]},
-                    ]
-                }
-            ),
-        ),
-        HTTPStatus.OK,
-        CensusResult,
+    members = CensusInput.from_dict(
+        {
+            "members": [
+                {"external_id": "E-1", "first_name": "Ana", "last_name": "Diaz",
+                 "email": "ana@acme-sdk.example", "dob": "1988-04-12", "zip": "60601"},
+                {"external_id": "E-2", "first_name": "Ben", "last_name": "Okafor",
+                 "dob": "1979-11-02", "zip": "60614",
+                 "dependents": [{"relationship": "spouse", "dob": "1981-05-20"}]},
+            ]
+        }
     )
+    replaced = replace_census.sync_detailed(group_id=group.id, client=client, body=members)
+    census = expect("replace census", replaced, HTTPStatus.OK, CensusResult)
     assert census.accepted == 2, census
 
     # The market comparison runs in the background: 409 rates_pending
@@ -152,24 +145,17 @@ def main(base_url, key):
     assert enrollment.group_id == group.id, enrollment
 
     start = quote.plan_year_start_date
-    elections = expect(
-        "submit elections",
-        submit_elections.sync_detailed(
-            group_id=group.id,
-            client=client,
-            body=ElectionsInput.from_dict(
-                {
-                    "elections": [
-                        {"external_id": "E-1", "election": "enrolled", "tier": "employeeOnly",
-                         "effective_date": start.isoformat()},
-                        {"external_id": "E-2", "election": "waived", "waiver_reason": "other_employer_group"},
-                    ]
-                }
-            ),
-        ),
-        HTTPStatus.OK,
-        ElectionsOut,
+    choices = ElectionsInput.from_dict(
+        {
+            "elections": [
+                {"external_id": "E-1", "election": "enrolled", "tier": "employeeOnly",
+                 "effective_date": start.isoformat()},
+                {"external_id": "E-2", "election": "waived", "waiver_reason": "other_employer_group"},
+            ]
+        }
     )
+    submitted = submit_elections.sync_detailed(group_id=group.id, client=client, body=choices)
+    elections = expect("submit elections", submitted, HTTPStatus.OK, ElectionsOut)
     assert elections.enrolled == 1 and not elections.errors, elections.to_dict()
 
     account = expect(

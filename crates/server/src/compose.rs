@@ -507,13 +507,7 @@ impl Services {
         (
             Worker::new(Arc::clone(&s.jobs), Arc::clone(&p.clock)),
             JobHandlers {
-                comparison: ComparisonHandler::new(
-                    Arc::clone(&s.groups),
-                    Arc::clone(&s.census),
-                    Arc::clone(&p.clock),
-                    Arc::clone(&p.entropy),
-                    Arc::clone(&self.shared.card),
-                ),
+                comparison: ComparisonHandler::new(self.quotes()),
                 price_on_plan: PriceOnPlanHandler::new(self.price_on_plan()),
                 verification: VerificationHandler::new(self.onboarding()),
                 email: EmailHandler::new(Arc::clone(&p.sealer), Arc::clone(&self.shared.mailer)),

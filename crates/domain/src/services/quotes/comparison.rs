@@ -8,19 +8,19 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use pricing_core::census::CensusMember;
 use pricing_core::quote::market_comparison;
-use pricing_core::{PricingError, RateCard, RatedCensus, Simulation};
+use pricing_core::{PricingError, RatedCensus, Simulation};
 use serde::{Deserialize, Serialize};
 use time::Date;
 
-use super::{context, date_of, fallback_zip, next_month_start};
+use super::{QuotePorts, Quotes, context, date_of, fallback_zip, next_month_start};
 use crate::census::rating_digest;
 use crate::document::event::CensusProcessed;
 use crate::document::{EventData, JobPayload};
 use crate::event::NewEvent;
 use crate::job::Job;
-use crate::ports::{Clock, Entropy, Minter};
+use crate::ports::Minter;
 use crate::services::jobs::{JobHandler, JobOutput};
-use crate::store::{CensusStore, GroupStore, StoreError};
+use crate::store::StoreError;
 
 /// A stored market comparison: the simulation and what it was made from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,33 +63,18 @@ impl Comparison {
     }
 }
 
-/// Runs market-comparison jobs.
+/// Runs market-comparison jobs, over the quotes service's ports and rate
+/// card (the comparison is what a quote on market rates waits for).
 #[derive(Clone)]
 pub struct ComparisonHandler {
-    groups: Arc<dyn GroupStore>,
-    census: Arc<dyn CensusStore>,
-    clock: Arc<dyn Clock>,
-    entropy: Arc<dyn Entropy>,
-    card: Arc<RateCard>,
+    quotes: Quotes,
 }
 
 impl ComparisonHandler {
-    /// The handler over its ports and the rate card in use.
+    /// The handler of `quotes`.
     #[must_use]
-    pub fn new(
-        groups: Arc<dyn GroupStore>,
-        census: Arc<dyn CensusStore>,
-        clock: Arc<dyn Clock>,
-        entropy: Arc<dyn Entropy>,
-        card: Arc<RateCard>,
-    ) -> Self {
-        Self {
-            groups,
-            census,
-            clock,
-            entropy,
-            card,
-        }
+    pub fn new(quotes: Quotes) -> Self {
+        Self { quotes }
     }
 }
 
@@ -101,6 +86,13 @@ fn store_message(e: &StoreError) -> String {
 impl JobHandler for ComparisonHandler {
     async fn run(&self, job: &Job) -> Result<JobOutput, String> {
         let scope = &job.job.scope;
+        let QuotePorts {
+            groups,
+            census,
+            clock,
+            entropy,
+            ..
+        } = &self.quotes.ports;
         let Some(group_id) = job.job.group_id.as_ref() else {
             return Err("a market comparison needs a group".to_owned());
         };
@@ -112,14 +104,13 @@ impl JobHandler for ComparisonHandler {
                 return Err("a market comparison needs the census counts".to_owned());
             }
         };
-        let group = match self.groups.group(scope, group_id).await {
+        let group = match groups.group(scope, group_id).await {
             Ok(g) => g,
             // The group is gone: nothing to compare, nothing to announce.
             Err(StoreError::NotFound) => return Ok(JobOutput::default()),
             Err(e) => return Err(store_message(&e)),
         };
-        let members: Vec<CensusMember> = self
-            .census
+        let members: Vec<CensusMember> = census
             .census(scope, group_id)
             .await
             .map_err(|e| store_message(&e))?
@@ -127,10 +118,10 @@ impl JobHandler for ComparisonHandler {
             .map(|m| m.member)
             .collect();
         let member_count = members.len();
-        let now = self.clock.now_ms().div_euclid(1000);
+        let now = clock.now_ms().div_euclid(1000);
         let start = next_month_start(date_of(now));
         let digest = rating_digest(&members);
-        let card = Arc::clone(&self.card);
+        let card = Arc::clone(&self.quotes.card);
         let (task_scope, task_group) = (scope.clone(), group.clone());
         let simulated = tokio::task::spawn_blocking(move || {
             let ctx = context(&card, &task_scope, &task_group, start);
@@ -143,7 +134,7 @@ impl JobHandler for ComparisonHandler {
                 serde_json::to_string(&Comparison {
                     rating_digest: digest,
                     plan_year_start: start,
-                    card_version: self.card.version().to_owned(),
+                    card_version: self.quotes.card.version().to_owned(),
                     fallback_zip: fallback_zip(&group).map(str::to_owned),
                     simulation,
                 })
@@ -158,7 +149,7 @@ impl JobHandler for ComparisonHandler {
             ) => None,
             Err(e) => return Err(e.to_string()),
         };
-        let minter = Minter::new(self.entropy.as_ref());
+        let minter = Minter::new(entropy.as_ref());
         let event = NewEvent {
             id: minter.event_id(),
             scope: scope.clone(),

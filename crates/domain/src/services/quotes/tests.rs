@@ -636,13 +636,12 @@ async fn a_cached_comparison_is_not_reused_after_the_address_zip_changes() {
     let mut cs = MockCensusStore::new();
     let rows = stored(&census);
     cs.expect_census().returning(move |_, _| Ok(rows.clone()));
-    let handler = ComparisonHandler::new(
-        Arc::new(groups),
-        Arc::new(cs),
-        Arc::new(clock()),
-        Arc::new(sequential_entropy()),
-        card(),
-    );
+    let handler = ComparisonHandler::new(service(
+        groups,
+        cs,
+        MockQuoteStore::new(),
+        MockJobStore::new(),
+    ));
     let mut j = open_job();
     j.state = JobState::Running;
     let result = handler.run(&j).await.unwrap().result.unwrap();

@@ -16,7 +16,7 @@ use crate::job::{JobKind, JobState, NewJob};
 use crate::mode::Mode;
 use crate::ports::{MockClock, MockEntropy};
 use crate::scope::Scope;
-use crate::store::{MockCensusStore, MockGroupStore};
+use crate::store::{MockCensusStore, MockGroupStore, MockJobStore, MockQuoteStore};
 
 /// 2026-11-21T15:30:00.123Z: the default plan year starts 2026-12-01.
 const NOW_MS: i64 = 1_795_275_000_123;
@@ -134,13 +134,17 @@ fn census_holding(members: Vec<CensusMember>) -> MockCensusStore {
 }
 
 fn handler(groups: MockGroupStore, census: MockCensusStore) -> ComparisonHandler {
-    ComparisonHandler::new(
-        Arc::new(groups),
-        Arc::new(census),
-        Arc::new(clock()),
-        Arc::new(entropy()),
+    ComparisonHandler::new(Quotes::new(
+        QuotePorts {
+            groups: Arc::new(groups),
+            census: Arc::new(census),
+            quotes: Arc::new(MockQuoteStore::new()),
+            jobs: Arc::new(MockJobStore::new()),
+            clock: Arc::new(clock()),
+            entropy: Arc::new(entropy()),
+        },
         card(),
-    )
+    ))
 }
 
 fn down() -> StoreError {
