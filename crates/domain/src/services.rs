@@ -22,15 +22,39 @@ pub mod quotes;
 mod refusal;
 pub mod webhooks;
 
+use std::sync::Arc;
+
 use pricing_core::PricingError;
 
 use crate::error::{Code, DomainError, FieldError};
-use crate::store::{Conflict, StoreError};
+use crate::ports::{Clock, Entropy, JobWaker};
+use crate::store::{CensusStore, Conflict, GroupStore, JobStore, QuoteStore, StoreError};
 
 pub use refusal::{
     ElectionRefusal, EmbedRefusal, EnrollmentRefusal, MemberRefusal, OnboardingRefusal,
     PartnerRefusal, PortalRefusal, PriceOnPlanRefusal, QuoteRefusal,
 };
+
+/// The ports of the services over a group's records — quotes,
+/// price-on-plan, elections and the market comparison — built once by the
+/// composition root; each service uses the ones it needs.
+#[derive(Clone)]
+pub struct RecordPorts {
+    /// Groups.
+    pub groups: Arc<dyn GroupStore>,
+    /// Census members.
+    pub census: Arc<dyn CensusStore>,
+    /// Quotes (and price-on-plan leads).
+    pub quotes: Arc<dyn QuoteStore>,
+    /// Jobs: the market comparison and price-on-plan pricing.
+    pub jobs: Arc<dyn JobStore>,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// Ids.
+    pub entropy: Arc<dyn Entropy>,
+    /// Hears of every job queued for the job worker.
+    pub waker: Arc<dyn JobWaker>,
+}
 
 /// Why a use case refused or failed, in the specification's vocabulary:
 /// [`ServiceError::code`] names the envelope's code and

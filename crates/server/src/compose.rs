@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use domain::services::RecordPorts;
 use domain::services::accounts::Accounts;
 use domain::services::census::Census;
 use domain::services::elections::Elections;
@@ -22,8 +23,8 @@ use domain::services::onboarding::{Onboarding, OnboardingPorts, VerificationHand
 use domain::services::partner_portal::{Console, ConsolePorts, PartnerPortal, PartnerPortalPorts};
 use domain::services::partners::Partners;
 use domain::services::portal::{Credentials, Portal, PortalLinks, PortalPorts};
-use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler, PriceOnPlanPorts};
-use domain::services::quotes::{ComparisonHandler, QuotePorts, Quotes};
+use domain::services::price_on_plan::{self, PriceOnPlan, PriceOnPlanHandler};
+use domain::services::quotes::{ComparisonHandler, Quotes};
 use domain::services::webhooks::{WebhookPorts, WebhookSettings, Webhooks};
 use http_api::wire::plans::Plan;
 use http_api::{AppState, HttpConfig};
@@ -264,36 +265,32 @@ impl Services {
         )
     }
 
+    /// The ports of the services over a group's records, waking the job
+    /// worker when they queue a job.
+    fn records(&self) -> RecordPorts {
+        let (s, p) = (&self.stores, &self.ports);
+        RecordPorts {
+            groups: Arc::clone(&s.groups),
+            census: Arc::clone(&s.census),
+            quotes: Arc::clone(&s.quotes),
+            jobs: Arc::clone(&s.jobs),
+            clock: Arc::clone(&p.clock),
+            entropy: Arc::clone(&p.entropy),
+            waker: self.waker(),
+        }
+    }
+
     /// Quotes, over the shared rate card.
     #[must_use]
     pub fn quotes(&self) -> Quotes {
-        let (s, p) = (&self.stores, &self.ports);
-        Quotes::new(
-            QuotePorts {
-                groups: Arc::clone(&s.groups),
-                census: Arc::clone(&s.census),
-                quotes: Arc::clone(&s.quotes),
-                jobs: Arc::clone(&s.jobs),
-                clock: Arc::clone(&p.clock),
-                entropy: Arc::clone(&p.entropy),
-            },
-            Arc::clone(&self.shared.card),
-        )
+        Quotes::new(self.records(), Arc::clone(&self.shared.card))
     }
 
     /// Price-on-plan, waking the job worker when it queues a pricing.
     #[must_use]
     pub fn price_on_plan(&self) -> PriceOnPlan {
-        let (s, p) = (&self.stores, &self.ports);
         PriceOnPlan::new(
-            PriceOnPlanPorts {
-                groups: Arc::clone(&s.groups),
-                quotes: Arc::clone(&s.quotes),
-                jobs: Arc::clone(&s.jobs),
-                clock: Arc::clone(&p.clock),
-                entropy: Arc::clone(&p.entropy),
-                waker: self.waker(),
-            },
+            self.records(),
             Arc::clone(&self.shared.card),
             self.shared.wait_budget,
         )
@@ -435,16 +432,8 @@ impl Services {
     /// Final elections.
     #[must_use]
     pub fn elections(&self) -> Elections {
-        let (s, p) = (&self.stores, &self.ports);
-        Elections::new(
-            Arc::clone(&s.groups),
-            Arc::clone(&s.census),
-            Arc::clone(&s.quotes),
-            Mailbox::new(Arc::clone(&p.sealer)),
-            Arc::clone(&p.clock),
-            Arc::clone(&p.entropy),
-        )
-        .with_login_url(self.shared.member_login_url.clone())
+        Elections::new(self.records(), Mailbox::new(Arc::clone(&self.ports.sealer)))
+            .with_login_url(self.shared.member_login_url.clone())
     }
 
     /// Embed sessions.

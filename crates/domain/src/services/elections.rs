@@ -5,7 +5,6 @@
 //! `deductions.changed` event per submission.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use time::Date;
 
@@ -20,12 +19,11 @@ use crate::ids::{GroupId, MemberId};
 use crate::member::{EnrollmentStatus, InvitationStatus, MemberState};
 use crate::mode::Mode;
 use crate::partner::{BenefitsAdmin, Capability, Partner};
-use crate::ports::{Clock, Entropy, Minter, now_secs};
+use crate::ports::{Minter, now_secs};
 use crate::scope::Scope;
 use crate::services::enrollments::enrolled_figures;
 use crate::services::mailbox::Mailbox;
-use crate::services::{ElectionRefusal, ServiceError};
-use crate::store::{CensusStore, GroupStore, QuoteStore};
+use crate::services::{ElectionRefusal, RecordPorts, ServiceError};
 
 /// Array path of election rows in field errors.
 pub const ROWS: &str = "elections";
@@ -60,12 +58,8 @@ pub struct ElectionResult {
 /// The elections service.
 #[derive(Clone)]
 pub struct Elections {
-    groups: Arc<dyn GroupStore>,
-    census: Arc<dyn CensusStore>,
-    quotes: Arc<dyn QuoteStore>,
+    ports: RecordPorts,
     mailbox: Mailbox,
-    clock: Arc<dyn Clock>,
-    entropy: Arc<dyn Entropy>,
     /// Where members sign in to their benefits account (`members.login_url`);
     /// without it the login email has no link.
     login_url: Option<String>,
@@ -82,23 +76,13 @@ const fn tier_str(t: Tier) -> &'static str {
 }
 
 impl Elections {
-    /// The service over its ports.
+    /// The service over its ports (groups, census, quotes, the clock and
+    /// ids) and the mailbox of the members' login emails.
     #[must_use]
-    pub fn new(
-        groups: Arc<dyn GroupStore>,
-        census: Arc<dyn CensusStore>,
-        quotes: Arc<dyn QuoteStore>,
-        mailbox: Mailbox,
-        clock: Arc<dyn Clock>,
-        entropy: Arc<dyn Entropy>,
-    ) -> Self {
+    pub fn new(ports: RecordPorts, mailbox: Mailbox) -> Self {
         Self {
-            groups,
-            census,
-            quotes,
+            ports,
             mailbox,
-            clock,
-            entropy,
             login_url: None,
         }
     }
@@ -136,11 +120,11 @@ impl Elections {
             )]));
         }
         let scope = Scope::new(partner.id.clone(), mode);
-        let group = self.groups.group(&scope, group_id).await?;
-        let Some(enrollment) = self.quotes.group_enrollment(&scope, group_id).await? else {
+        let group = self.ports.groups.group(&scope, group_id).await?;
+        let Some(enrollment) = self.ports.quotes.group_enrollment(&scope, group_id).await? else {
             return Err(ElectionRefusal::NotEnrolled.into());
         };
-        let census = self.census.census(&scope, group_id).await?;
+        let census = self.ports.census.census(&scope, group_id).await?;
         let by_external: HashMap<&str, &StoredMember> = census
             .iter()
             .filter_map(|m| m.member.external_id.as_deref().map(|e| (e, m)))
@@ -183,9 +167,13 @@ impl Elections {
         }
 
         let sends = deliverable(mode);
-        let stored = self.quotes.quote(&scope, &enrollment.quote_id).await?;
+        let stored = self
+            .ports
+            .quotes
+            .quote(&scope, &enrollment.quote_id)
+            .await?;
         let quote = enrolled_figures(&stored)?;
-        let now = now_secs(self.clock.as_ref());
+        let now = now_secs(self.ports.clock.as_ref());
         let mut states: Vec<(MemberId, MemberState)> = Vec::with_capacity(valid.len());
         let mut deductions = Vec::new();
         let mut invites: Vec<String> = Vec::new();
@@ -242,7 +230,7 @@ impl Elections {
         let deductions_webhook = partner.benefits_admin == BenefitsAdmin::Partner;
         let events: Vec<NewEvent> = if deductions_webhook {
             vec![NewEvent {
-                id: Minter::new(self.entropy.as_ref()).event_id(),
+                id: Minter::new(self.ports.entropy.as_ref()).event_id(),
                 scope: scope.clone(),
                 created_at: now,
                 data: EventData::DeductionsChanged(DeductionsChanged {
@@ -256,7 +244,7 @@ impl Elections {
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         // Each login is an `email` job stored with the elections: the
         // request never waits on the mail server, and the worker retries.
-        let minter = Minter::new(self.entropy.as_ref());
+        let minter = Minter::new(self.ports.entropy.as_ref());
         let jobs: Vec<_> = invites
             .iter()
             .filter_map(|to| {
@@ -272,7 +260,8 @@ impl Elections {
         // A dry run answers as the write would: the logins it would send.
         let invited = count(invites.len());
         if !dry_run {
-            self.census
+            self.ports
+                .census
                 .record_elections(&scope, group_id, &states, &events, &jobs, now)
                 .await?;
         }

@@ -31,13 +31,13 @@ use crate::document::{JobPayload, QuoteDocument};
 use crate::error::FieldError;
 use crate::ids::JobId;
 use crate::job::{JobKind, NewJob};
-use crate::ports::{Clock, Entropy, JobWaker, Minter};
+use crate::ports::Minter;
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::jobs::JOB_LEASE_MS;
 use crate::services::quotes::{date_of, next_month_start};
-use crate::services::{ServiceError, with_fresh_id};
-use crate::store::{Conflict, GroupStore, JobStore, Lead, QuoteStore, StoreError};
+use crate::services::{RecordPorts, ServiceError, with_fresh_id};
+use crate::store::{Conflict, Lead, StoreError};
 
 pub use handler::PriceOnPlanHandler;
 use lead::{company_errors, domain_taken, lead_group};
@@ -87,32 +87,15 @@ impl Ready {
 /// The price-on-plan service.
 #[derive(Clone)]
 pub struct PriceOnPlan {
-    ports: PriceOnPlanPorts,
+    ports: RecordPorts,
     card: Arc<RateCard>,
     wait_budget: Duration,
-}
-
-/// The ports of the price-on-plan service.
-#[derive(Clone)]
-pub struct PriceOnPlanPorts {
-    /// Groups (the enrolled-domain check).
-    pub groups: Arc<dyn GroupStore>,
-    /// Quotes (and leads).
-    pub quotes: Arc<dyn QuoteStore>,
-    /// Jobs.
-    pub jobs: Arc<dyn JobStore>,
-    /// The clock.
-    pub clock: Arc<dyn Clock>,
-    /// Ids.
-    pub entropy: Arc<dyn Entropy>,
-    /// Hears of every pricing queued for the job worker.
-    pub waker: Arc<dyn JobWaker>,
 }
 
 impl PriceOnPlan {
     /// The service over its ports, the card in use and the wait budget.
     #[must_use]
-    pub fn new(ports: PriceOnPlanPorts, card: Arc<RateCard>, wait_budget: Duration) -> Self {
+    pub fn new(ports: RecordPorts, card: Arc<RateCard>, wait_budget: Duration) -> Self {
         Self {
             ports,
             card,

@@ -29,11 +29,10 @@ use crate::group::Group;
 use crate::ids::{GroupId, QuoteId};
 use crate::job::JobKind;
 use crate::page::{Page, PageRequest};
-use crate::ports::{Clock, Entropy, Minter};
+use crate::ports::Minter;
 use crate::quote::{Quote, QuoteFilter, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
-use crate::services::{QuoteRefusal, ServiceError, with_fresh_id};
-use crate::store::{CensusStore, GroupStore, JobStore, QuoteStore};
+use crate::services::{QuoteRefusal, RecordPorts, ServiceError, with_fresh_id};
 
 pub use comparison::{Comparison, ComparisonHandler};
 pub use pricing_core::VersionId;
@@ -254,31 +253,14 @@ pub fn group_pricing_digest(group: &Group) -> Option<String> {
 /// The quotes service.
 #[derive(Clone)]
 pub struct Quotes {
-    ports: QuotePorts,
+    ports: RecordPorts,
     card: Arc<RateCard>,
-}
-
-/// The ports of the quotes service.
-#[derive(Clone)]
-pub struct QuotePorts {
-    /// Groups.
-    pub groups: Arc<dyn GroupStore>,
-    /// Census members.
-    pub census: Arc<dyn CensusStore>,
-    /// Quotes.
-    pub quotes: Arc<dyn QuoteStore>,
-    /// Jobs (the market comparison).
-    pub jobs: Arc<dyn JobStore>,
-    /// The clock.
-    pub clock: Arc<dyn Clock>,
-    /// Ids.
-    pub entropy: Arc<dyn Entropy>,
 }
 
 impl Quotes {
     /// The service over its ports and the rate card in use.
     #[must_use]
-    pub fn new(ports: QuotePorts, card: Arc<RateCard>) -> Self {
+    pub fn new(ports: RecordPorts, card: Arc<RateCard>) -> Self {
         Self { ports, card }
     }
 

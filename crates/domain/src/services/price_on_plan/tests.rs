@@ -66,8 +66,9 @@ fn waking(
         .expect_domain_held()
         .returning(|_, domain| Ok(domain == "held.example"));
     PriceOnPlan::new(
-        PriceOnPlanPorts {
+        RecordPorts {
             groups: Arc::new(groups),
+            census: Arc::new(crate::store::MockCensusStore::new()),
             quotes: Arc::new(quotes),
             jobs: Arc::new(jobs),
             clock: clock(),

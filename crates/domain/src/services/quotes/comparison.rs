@@ -12,7 +12,7 @@ use pricing_core::{PricingError, RatedCensus, Simulation};
 use serde::{Deserialize, Serialize};
 use time::Date;
 
-use super::{QuotePorts, Quotes, context, date_of, fallback_zip, next_month_start};
+use super::{Quotes, RecordPorts, context, date_of, fallback_zip, next_month_start};
 use crate::census::rating_digest;
 use crate::document::event::CensusProcessed;
 use crate::document::{EventData, JobPayload};
@@ -86,7 +86,7 @@ fn store_message(e: &StoreError) -> String {
 impl JobHandler for ComparisonHandler {
     async fn run(&self, job: &Job) -> Result<JobOutput, String> {
         let scope = &job.job.scope;
-        let QuotePorts {
+        let RecordPorts {
             groups,
             census,
             clock,

@@ -14,7 +14,7 @@ use crate::group::GroupStatus;
 use crate::ids::{JobId, MemberId, PartnerId};
 use crate::job::{Job, JobState, NewJob};
 use crate::mode::Mode;
-use crate::ports::{MockClock, MockEntropy};
+use crate::ports::{MockClock, MockEntropy, NoWorker};
 use crate::store::{
     Conflict, MockCensusStore, MockGroupStore, MockJobStore, MockQuoteStore, StoreError,
 };
@@ -285,13 +285,14 @@ fn service(
     jobs: MockJobStore,
 ) -> Quotes {
     Quotes::new(
-        QuotePorts {
+        RecordPorts {
             groups: Arc::new(groups),
             census: Arc::new(census),
             quotes: Arc::new(quotes),
             jobs: Arc::new(jobs),
             clock: Arc::new(clock()),
             entropy: Arc::new(sequential_entropy()),
+            waker: Arc::new(NoWorker),
         },
         card(),
     )

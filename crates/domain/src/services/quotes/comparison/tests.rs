@@ -14,7 +14,7 @@ use crate::group::{Group, GroupStatus};
 use crate::ids::{GroupId, JobId, MemberId, PartnerId};
 use crate::job::{JobKind, JobState, NewJob};
 use crate::mode::Mode;
-use crate::ports::{MockClock, MockEntropy};
+use crate::ports::{MockClock, MockEntropy, NoWorker};
 use crate::scope::Scope;
 use crate::store::{MockCensusStore, MockGroupStore, MockJobStore, MockQuoteStore};
 
@@ -135,13 +135,14 @@ fn census_holding(members: Vec<CensusMember>) -> MockCensusStore {
 
 fn handler(groups: MockGroupStore, census: MockCensusStore) -> ComparisonHandler {
     ComparisonHandler::new(Quotes::new(
-        QuotePorts {
+        RecordPorts {
             groups: Arc::new(groups),
             census: Arc::new(census),
             quotes: Arc::new(MockQuoteStore::new()),
             jobs: Arc::new(MockJobStore::new()),
             clock: Arc::new(clock()),
             entropy: Arc::new(entropy()),
+            waker: Arc::new(NoWorker),
         },
         card(),
     ))
