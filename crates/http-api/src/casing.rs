@@ -183,22 +183,26 @@ mod tests {
 
     #[test]
     fn paths_follow_the_callers_style() {
-        assert_eq!(
-            path_to_style("members[3].first_name", Style::Camel),
-            "members[3].firstName"
-        );
-        assert_eq!(
-            path_to_style("elections[0].effective_date", Style::Camel),
-            "elections[0].effectiveDate"
-        );
-        assert_eq!(path_to_style("body", Style::Camel), "body");
-        assert_eq!(
-            path_to_style("Idempotency-Key", Style::Camel),
-            "Idempotency-Key"
-        );
-        assert_eq!(
-            path_to_style("members[3].first_name", Style::Snake),
-            "members[3].first_name"
-        );
+        for (path, style, expected) in [
+            (
+                "members[3].first_name",
+                Style::Camel,
+                "members[3].firstName",
+            ),
+            (
+                "elections[0].effective_date",
+                Style::Camel,
+                "elections[0].effectiveDate",
+            ),
+            ("body", Style::Camel, "body"),
+            ("Idempotency-Key", Style::Camel, "Idempotency-Key"),
+            (
+                "members[3].first_name",
+                Style::Snake,
+                "members[3].first_name",
+            ),
+        ] {
+            assert_eq!(path_to_style(path, style), expected, "{path} in {style:?}");
+        }
     }
 }

@@ -27,7 +27,7 @@ use crate::wire::census::{CensusInput, CensusPage, CensusResult, DEPENDENT_FIELD
 use crate::wire::timestamp;
 
 /// Whether `?dry_run=true` was sent.
-pub(crate) fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
+fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
     let mut dry = false;
     for pair in req.query_string().split('&').filter(|p| !p.is_empty()) {
         if let Some(v) = pair.strip_prefix("dry_run=") {
@@ -41,6 +41,32 @@ pub(crate) fn dry_run(req: &HttpRequest) -> Result<bool, ApiError> {
         }
     }
     Ok(dry)
+}
+
+/// Whether `?dry_run=true` was sent; a census write that is not a dry run
+/// (a census replace, elections) is charged to the census-write limit.
+///
+/// # Errors
+/// 400 for a `dry_run` other than `true` or `false`; the limit's 429 or
+/// 503.
+pub(crate) async fn dry_run_or_charge(
+    req: &HttpRequest,
+    state: &AppState,
+    caller: &Caller,
+) -> Result<bool, ApiError> {
+    let dry = dry_run(req)?;
+    if !dry {
+        limits::charge(req, state, caller, state.config.limits.census_writes()).await?;
+    }
+    Ok(dry)
+}
+
+/// The census rules of the caller's partner: a broker sends every date of
+/// birth.
+pub(crate) fn rules(caller: &Caller) -> CensusRules {
+    CensusRules {
+        require_dob: caller.principal.partner.kind == PartnerKind::Broker,
+    }
 }
 
 /// Whether the body is CSV.
@@ -83,10 +109,7 @@ pub async fn replace_census(
     id: PathId<GroupId>,
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
-    let dry = dry_run(&req)?;
-    if !dry {
-        limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
-    }
+    let dry = dry_run_or_charge(&req, &state, &caller).await?;
     let (rows, csv) = if is_csv(&req) {
         let csv = census_csv::read(&bytes).map_err(|e| ApiError::invalid(vec![e]))?;
         if csv.errors.iter().any(|e| e.index.is_none())
@@ -99,9 +122,6 @@ pub async fn replace_census(
     } else {
         (json_rows(body::array_field(&req, &bytes, ROWS)?), None)
     };
-    let rules = CensusRules {
-        require_dob: caller.principal.partner.kind == PartnerKind::Broker,
-    };
     // Errors are said in the terms of the body sent: CSV rows for CSV.
     let located = |errors: Vec<FieldError>| match &csv {
         Some(c) => c.errors_with(errors),
@@ -109,7 +129,7 @@ pub async fn replace_census(
     };
     let result = match state
         .census
-        .replace(&caller.scope(), &id, rows, rules, dry)
+        .replace(&caller.scope(), &id, rows, rules(&caller), dry)
         .await
     {
         Ok(r) => r,

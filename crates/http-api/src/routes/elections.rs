@@ -14,10 +14,9 @@ use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::PathId;
-use crate::limits;
 use crate::reply::Reply;
 use crate::routes::CommonErrors;
-use crate::routes::census::dry_run;
+use crate::routes::census::dry_run_or_charge;
 use crate::routes::params::{DryRun, GroupNotFound, GroupPath, IdempotencyKey};
 use crate::state::AppState;
 use crate::wire::elections::{
@@ -81,10 +80,7 @@ pub async fn submit_elections(
     gid: PathId<GroupId>,
     bytes: web::Bytes,
 ) -> Result<Reply, ApiError> {
-    let dry = dry_run(&req)?;
-    if !dry {
-        limits::charge(&req, &state, &caller, state.config.limits.census_writes()).await?;
-    }
+    let dry = dry_run_or_charge(&req, &state, &caller).await?;
     let partner = &caller.principal.partner;
     if !partner.capabilities.contains(&Capability::Elections) {
         return Err(ApiError::forbidden(

@@ -10,9 +10,8 @@ use time::Date;
 use domain::error::FieldError;
 use domain::ids::{GroupId, MemberId};
 use domain::member::{EnrollmentStatus, MemberFilter};
-use domain::partner::PartnerKind;
 use domain::services::ServiceError;
-use pricing_core::census::{CensusMember, CensusRules, MemberStatus, date_opt};
+use pricing_core::census::{CensusMember, MemberStatus, date_opt};
 
 use crate::auth::Caller;
 use crate::body;
@@ -22,6 +21,7 @@ use crate::limits;
 use crate::page;
 use crate::query::{self, Query, kept};
 use crate::reply::Reply;
+use crate::routes::census::rules;
 use crate::routes::params::{GroupNotFound, GroupPath, IdempotencyKey};
 use crate::routes::{CommonErrors, not_found_as};
 use crate::state::AppState;
@@ -33,12 +33,6 @@ const NO_MEMBER: &str = "no such member of this group in this mode";
 
 /// The termination date field, beside the census fields.
 const TERMINATION: &str = "termination_date";
-
-fn rules(caller: &Caller) -> CensusRules {
-    CensusRules {
-        require_dob: caller.principal.partner.kind == PartnerKind::Broker,
-    }
-}
 
 /// Takes `termination_date` out of a member object.
 fn termination(map: &mut Map<String, Value>) -> Result<Option<Date>, FieldError> {

@@ -47,6 +47,27 @@ fn quote_example() -> serde_json::Value {
     })
 }
 
+/// The example of a quote list: [`quote_example`] for a larger group on
+/// the `value` plan, in review, with an 80% employer share.
+fn quote_list_example() -> serde_json::Value {
+    let mut quote = quote_example();
+    let changes = serde_json::json!({
+        "status": "in_review", "plan": {"id": "value", "name": "Value"}, "plan_year_start_date": "2027-01-01",
+        "census": {"employees": 240, "covered_lives": 512, "tiers": {"employee_only": 132, "employee_spouse": 36, "employee_children": 24, "family": 48}},
+        "monthly": {"total_cents": 31245600, "pepm_cents": 130190, "by_tier": {
+            "employee_only": {"count": 132, "avg_cents": 70310}, "employee_spouse": {"count": 36, "avg_cents": 150240},
+            "employee_children": {"count": 24, "avg_cents": 131146}, "family": {"count": 48, "avg_cents": 221410}}},
+        "annual": {"total_cents": 374947200},
+        "employee_contribution": {"premium_cents": 6249120, "employer_contribution_pct": 80},
+        "comparison": {"prior_pepm_cents": 150617, "savings_monthly_cents": 4902480, "savings_annual_cents": 58829760, "savings_pct": 14, "basis": "benchmark"},
+        "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 36148080, "pepm_cents": 150617}
+    });
+    if let (Some(fields), serde_json::Value::Object(changes)) = (quote.as_object_mut(), changes) {
+        fields.extend(changes);
+    }
+    serde_json::json!({"quotes": [quote], "next_cursor": null})
+}
+
 /// A quote.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = quote_example)]
@@ -177,23 +198,7 @@ impl QuoteItem {
 
 /// A page of quotes.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"quotes": [{
-    "id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "mode": "test", "status": "in_review",
-    "pricing_basis": "market_rates", "plan": {"id": "value", "name": "Value"},
-    "plan_year_start_date": "2027-01-01", "expires_at": "2026-12-21T13:14:00Z",
-    "census": {"employees": 240, "covered_lives": 512, "tiers": {"employee_only": 132, "employee_spouse": 36, "employee_children": 24, "family": 48}},
-    "monthly": {"total_cents": 31245600, "pepm_cents": 130190, "by_tier": {
-        "employee_only": {"count": 132, "avg_cents": 70310}, "employee_spouse": {"count": 36, "avg_cents": 150240},
-        "employee_children": {"count": 24, "avg_cents": 131146}, "family": {"count": 48, "avg_cents": 221410}}},
-    "annual": {"total_cents": 374947200},
-    "employee_contribution": {"premium_cents": 6249120, "employer_contribution_pct": 80},
-    "comparison": {"prior_pepm_cents": 150617, "savings_monthly_cents": 4902480, "savings_annual_cents": 58829760, "savings_pct": 14, "basis": "benchmark"},
-    "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 36148080, "pepm_cents": 150617},
-    "funding_breakdown": {"expected_claims_pct": 70, "stop_loss_pct": 15, "care_navigation_pct": 8, "admin_fees_pct": 7, "note": "Illustrative split."},
-    "assumptions": ["Preliminary market-rate figures; final pricing is confirmed in underwriting."],
-    "pricing": {"source": "rate-card 2026.1 default", "updated_at": "2026-11-21T00:00:00Z"},
-    "created_at": "2026-11-21T13:14:00Z"
-}], "next_cursor": null}))]
+#[schema(example = quote_list_example)]
 pub struct QuoteList {
     /// Newest first.
     pub quotes: Vec<QuoteItem>,
