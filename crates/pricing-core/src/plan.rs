@@ -14,6 +14,8 @@ mod input;
 
 pub use input::{Copays, MarketPlan, MemberRate, PartnerPlan, TierRates};
 
+use input::Shared;
+
 /// At most this many `member_rates_cents` items.
 pub const MAX_MEMBER_RATES: usize = 10_000;
 /// At most this many market plans.
@@ -67,19 +69,17 @@ impl PlanRates {
         }
     }
 
-    fn from_parts(
-        member: Option<&[MemberRate]>,
-        pmpm: Option<i64>,
-        monthly: Option<TierRates>,
-    ) -> Self {
+    /// The rates a plan sent.
+    fn sent(plan: &Shared<'_>) -> Self {
         Self {
-            member_rates: member
+            member_rates: plan
+                .member_rates_cents
                 .unwrap_or_default()
                 .iter()
                 .map(|r| (r.external_id.clone(), r.monthly_cents))
                 .collect(),
-            pmpm,
-            monthly,
+            pmpm: plan.pmpm_cents,
+            monthly: plan.monthly_rates_cents,
         }
     }
 }
@@ -246,47 +246,25 @@ pub fn validate_partner_plan(
         )),
         Some(true) => {}
     }
-    let mut amount = |name: &str, kind: Amount, v: Option<i64>, required: bool| -> Option<i64> {
-        match v {
-            None if required => {
+    let shared = plan.shared();
+    // The explicit plan must send its individual deductible and maximum;
+    // an amount is kept only when it is in range.
+    let required = ["deductible_individual_cents", "oop_max_individual_cents"];
+    let [ded_i, ded_f, oop_i, oop_f, _pmpm] = shared.amounts().map(|(name, kind, v)| match v {
+        None => {
+            if required.contains(&name) {
                 errs.push(FieldError::new(f(name), "is required"));
+            }
+            None
+        }
+        Some(x) => match kind.check(&f(name), None, x) {
+            Some(e) => {
+                errs.push(e);
                 None
             }
-            Some(x) => match kind.check(&f(name), None, x) {
-                Some(e) => {
-                    errs.push(e);
-                    None
-                }
-                None => Some(x),
-            },
-            None => None,
-        }
-    };
-    let ded_i = amount(
-        "deductible_individual_cents",
-        Amount::Annual,
-        plan.deductible_individual_cents,
-        true,
-    );
-    let ded_f = amount(
-        "deductible_family_cents",
-        Amount::Annual,
-        plan.deductible_family_cents,
-        false,
-    );
-    let oop_i = amount(
-        "oop_max_individual_cents",
-        Amount::Annual,
-        plan.oop_max_individual_cents,
-        true,
-    );
-    let oop_f = amount(
-        "oop_max_family_cents",
-        Amount::Annual,
-        plan.oop_max_family_cents,
-        false,
-    );
-    let pmpm = amount("pmpm_cents", Amount::Monthly, plan.pmpm_cents, false);
+            None => Some(x),
+        },
+    });
     if plan.pmpm_cents.is_none() && plan.monthly_rates_cents.is_none() {
         errs.push(FieldError::new(
             f("pmpm_cents"),
@@ -296,38 +274,28 @@ pub fn validate_partner_plan(
     if let Some(r) = &plan.monthly_rates_cents {
         errs.extend(r.out_of_range("plan.monthly_rates_cents", None));
     }
-    if let Some(rates) = &plan.member_rates_cents {
-        if rates.len() > MAX_MEMBER_RATES {
-            errs.push(FieldError::new(
-                f("member_rates_cents"),
-                format!("at most {MAX_MEMBER_RATES} items"),
-            ));
-        }
+    if let Some(rates) = shared.member_rates_cents {
+        errs.extend(shared.too_many_member_rates("plan", None));
         let mut seen = HashMap::new();
         for (i, r) in rates.iter().enumerate() {
+            let item = format!("plan.member_rates_cents[{i}]");
             if r.external_id.trim().is_empty() {
                 errs.push(FieldError::at(
                     i,
-                    format!("plan.member_rates_cents[{i}].external_id"),
+                    format!("{item}.external_id"),
                     "is required",
                 ));
             } else if let Some(first) = seen.insert(r.external_id.as_str(), i) {
                 errs.push(FieldError::at(
                     i,
-                    format!("plan.member_rates_cents[{i}].external_id"),
+                    format!("{item}.external_id"),
                     format!("duplicates item {first}"),
                 ));
             }
-            errs.extend(Amount::Monthly.check(
-                &format!("plan.member_rates_cents[{i}].monthly_cents"),
-                Some(i),
-                r.monthly_cents,
-            ));
+            errs.extend(r.out_of_range(&item, Some(i)));
         }
     }
-    if plan.coinsurance_pct.is_some_and(|c| c > 100) {
-        errs.push(FieldError::new(f("coinsurance_pct"), "must be 0 to 100"));
-    }
+    errs.extend(shared.coinsurance_error("plan", None));
     let (Some(ded_i), Some(oop_i)) = (ded_i, oop_i) else {
         return Err(errs);
     };
@@ -365,12 +333,8 @@ pub fn validate_partner_plan(
         None,
         terms,
     );
-    let rates = PlanRates::from_parts(
-        plan.member_rates_cents.as_deref(),
-        pmpm,
-        plan.monthly_rates_cents,
-    );
-    Ok((base, rates, assumptions))
+    // Every amount passed, so the rates are the ones sent.
+    Ok((base, PlanRates::sent(&shared), assumptions))
 }
 
 /// Validates the shape of the market plans (their count and required
@@ -385,74 +349,32 @@ pub fn validate_market_plans(plans: &[MarketPlan]) -> Vec<FieldError> {
         ));
     }
     for (i, p) in plans.iter().enumerate() {
+        let prefix = format!("market_plans[{i}]");
+        let shared = p.shared();
         if p.metal_tier.trim().is_empty() {
             errs.push(FieldError::at(
                 i,
-                format!("market_plans[{i}].metal_tier"),
+                format!("{prefix}.metal_tier"),
                 "is required",
             ));
         }
-        if p.member_rates_cents
-            .as_ref()
-            .is_some_and(|r| r.len() > MAX_MEMBER_RATES)
-        {
-            errs.push(FieldError::at(
-                i,
-                format!("market_plans[{i}].member_rates_cents"),
-                format!("at most {MAX_MEMBER_RATES} items"),
-            ));
-        }
-        let amounts = [
-            (
-                "deductible_individual_cents",
-                Amount::Annual,
-                p.deductible_individual_cents,
-            ),
-            (
-                "deductible_family_cents",
-                Amount::Annual,
-                p.deductible_family_cents,
-            ),
-            (
-                "oop_max_individual_cents",
-                Amount::Annual,
-                p.oop_max_individual_cents,
-            ),
-            (
-                "oop_max_family_cents",
-                Amount::Annual,
-                p.oop_max_family_cents,
-            ),
-            ("pmpm_cents", Amount::Monthly, p.pmpm_cents),
-            ("rx_deductible_cents", Amount::Annual, p.rx_deductible_cents),
-        ];
-        for (name, kind, v) in amounts {
+        errs.extend(shared.too_many_member_rates(&prefix, Some(i)));
+        let rx = ("rx_deductible_cents", Amount::Annual, p.rx_deductible_cents);
+        for (name, kind, v) in shared.amounts().into_iter().chain([rx]) {
             if let Some(v) = v {
-                errs.extend(kind.check(&format!("market_plans[{i}].{name}"), Some(i), v));
+                errs.extend(kind.check(&format!("{prefix}.{name}"), Some(i), v));
             }
         }
         if let Some(r) = &p.monthly_rates_cents {
-            let prefix = format!("market_plans[{i}].monthly_rates_cents");
-            errs.extend(r.out_of_range(&prefix, Some(i)));
+            errs.extend(r.out_of_range(&format!("{prefix}.monthly_rates_cents"), Some(i)));
         }
         if let Some(c) = &p.copays_cents {
-            let prefix = format!("market_plans[{i}].copays_cents");
-            errs.extend(c.out_of_range(&prefix, Some(i)));
+            errs.extend(c.out_of_range(&format!("{prefix}.copays_cents"), Some(i)));
         }
-        for (j, r) in p.member_rates_cents.iter().flatten().enumerate() {
-            errs.extend(Amount::Monthly.check(
-                &format!("market_plans[{i}].member_rates_cents[{j}].monthly_cents"),
-                Some(i),
-                r.monthly_cents,
-            ));
+        for (j, r) in shared.member_rates_cents.into_iter().flatten().enumerate() {
+            errs.extend(r.out_of_range(&format!("{prefix}.member_rates_cents[{j}]"), Some(i)));
         }
-        if p.coinsurance_pct.is_some_and(|c| c > 100) {
-            errs.push(FieldError::at(
-                i,
-                format!("market_plans[{i}].coinsurance_pct"),
-                "must be 0 to 100",
-            ));
-        }
+        errs.extend(shared.coinsurance_error(&prefix, Some(i)));
     }
     errs
 }
@@ -493,11 +415,7 @@ pub fn is_platinum_ppo(p: &MarketPlan) -> bool {
 /// The rates of a market plan.
 #[must_use]
 pub fn market_rates(p: &MarketPlan) -> PlanRates {
-    PlanRates::from_parts(
-        p.member_rates_cents.as_deref(),
-        p.pmpm_cents,
-        p.monthly_rates_cents,
-    )
+    PlanRates::sent(&p.shared())
 }
 
 /// Why a market plan cannot be a base, if it cannot.

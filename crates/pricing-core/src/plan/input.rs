@@ -1,5 +1,7 @@
 //! The plans partners send: the explicit `plan` of price-on-plan and the
-//! market plans (`BrokerPlan`), snake_case with camelCase aliases.
+//! market plans (`BrokerPlan`), snake_case with camelCase aliases. Each
+//! keeps its own field list (its wire order and documentation); the fields
+//! both send are read through one [`Shared`] view by one set of rules.
 
 use serde::{Deserialize, Serialize};
 use time::Date;
@@ -7,6 +9,7 @@ use time::Date;
 use crate::error::FieldError;
 use crate::household::Tier;
 use crate::money::Amount;
+use crate::plan::MAX_MEMBER_RATES;
 
 /// Monthly rates by household tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +67,18 @@ pub struct MemberRate {
     /// Monthly cents for the household.
     #[serde(alias = "monthlyCents")]
     pub monthly_cents: i64,
+}
+
+impl MemberRate {
+    /// An error when the rate is outside the monthly range, with a
+    /// `prefix.monthly_cents` path.
+    pub(crate) fn out_of_range(&self, prefix: &str, index: Option<usize>) -> Option<FieldError> {
+        Amount::Monthly.check(
+            &format!("{prefix}.monthly_cents"),
+            index,
+            self.monthly_cents,
+        )
+    }
 }
 
 /// The one plan a partner prices on (`plan` of `POST /price-on-plan`).
@@ -365,4 +380,103 @@ pub struct MarketPlan {
         skip_serializing_if = "Option::is_none"
     )]
     pub carrier_logo_url: Option<String>,
+}
+
+/// The fields the partner's plan and a market plan both send, under the
+/// same names and read by the same rules: the design amounts, the
+/// coinsurance and the rates.
+pub(crate) struct Shared<'a> {
+    pub deductible_individual_cents: Option<i64>,
+    pub deductible_family_cents: Option<i64>,
+    pub oop_max_individual_cents: Option<i64>,
+    pub oop_max_family_cents: Option<i64>,
+    pub coinsurance_pct: Option<u32>,
+    pub pmpm_cents: Option<i64>,
+    pub monthly_rates_cents: Option<TierRates>,
+    pub member_rates_cents: Option<&'a [MemberRate]>,
+}
+
+/// `shared()` of the plan input types, whose shared fields are named alike.
+macro_rules! impl_shared {
+    ($($plan:ty),+) => {$(
+        impl $plan {
+            /// The fields read by the rules every plan shares.
+            pub(crate) fn shared(&self) -> Shared<'_> {
+                Shared {
+                    deductible_individual_cents: self.deductible_individual_cents,
+                    deductible_family_cents: self.deductible_family_cents,
+                    oop_max_individual_cents: self.oop_max_individual_cents,
+                    oop_max_family_cents: self.oop_max_family_cents,
+                    coinsurance_pct: self.coinsurance_pct,
+                    pmpm_cents: self.pmpm_cents,
+                    monthly_rates_cents: self.monthly_rates_cents,
+                    member_rates_cents: self.member_rates_cents.as_deref(),
+                }
+            }
+        }
+    )+};
+}
+
+impl_shared!(PartnerPlan, MarketPlan);
+
+impl Shared<'_> {
+    /// The amounts checked on every plan, in the order they are checked,
+    /// each with its range: deductibles and maxima annual, PMPM monthly.
+    pub(crate) fn amounts(&self) -> [(&'static str, Amount, Option<i64>); 5] {
+        [
+            (
+                "deductible_individual_cents",
+                Amount::Annual,
+                self.deductible_individual_cents,
+            ),
+            (
+                "deductible_family_cents",
+                Amount::Annual,
+                self.deductible_family_cents,
+            ),
+            (
+                "oop_max_individual_cents",
+                Amount::Annual,
+                self.oop_max_individual_cents,
+            ),
+            (
+                "oop_max_family_cents",
+                Amount::Annual,
+                self.oop_max_family_cents,
+            ),
+            ("pmpm_cents", Amount::Monthly, self.pmpm_cents),
+        ]
+    }
+
+    /// An error when more than [`MAX_MEMBER_RATES`] member rates were
+    /// sent, with a `prefix.member_rates_cents` path.
+    pub(crate) fn too_many_member_rates(
+        &self,
+        prefix: &str,
+        index: Option<usize>,
+    ) -> Option<FieldError> {
+        self.member_rates_cents
+            .is_some_and(|r| r.len() > MAX_MEMBER_RATES)
+            .then(|| FieldError {
+                field: format!("{prefix}.member_rates_cents"),
+                message: format!("at most {MAX_MEMBER_RATES} items"),
+                index,
+            })
+    }
+
+    /// An error when the coinsurance is above 100 percent, with a
+    /// `prefix.coinsurance_pct` path.
+    pub(crate) fn coinsurance_error(
+        &self,
+        prefix: &str,
+        index: Option<usize>,
+    ) -> Option<FieldError> {
+        self.coinsurance_pct
+            .is_some_and(|c| c > 100)
+            .then(|| FieldError {
+                field: format!("{prefix}.coinsurance_pct"),
+                message: "must be 0 to 100".to_owned(),
+                index,
+            })
+    }
 }
