@@ -38,51 +38,46 @@
     show("email-form");
     $("email").focus();
   });
-  $("email-form").addEventListener("submit", function (e) {
-    e.preventDefault();
-    var form = e.target;
-    say(form);
-    call("POST", "/email", { email: $("email").value }).then(function (a) {
-      if (a.status !== 202) { say(form, failure(a)); return; }
-      show("code-form");
-      $("code-form").querySelector("label").textContent = "The 6-digit code we sent to " + a.body.codeSentTo;
-      $("code").focus();
-    });
-  });
-  $("code-form").addEventListener("submit", function (e) {
-    e.preventDefault();
-    var form = e.target;
-    say(form);
-    call("POST", "/verify", { code: $("code").value }).then(function (a) {
-      if (a.status !== 200) { say(form, failure(a)); return; }
-      hide("email-form");
-      hide("code-form");
-      return call("GET", "/documents").then(function (d) {
-        var list = $("docs");
-        ((d.body && d.body.documents) || []).forEach(function (doc) {
-          var li = document.createElement("li");
-          var link = document.createElement("a");
-          link.href = doc.url;
-          link.textContent = doc.title;
-          link.setAttribute("download", "");
-          li.appendChild(link);
-          list.appendChild(li);
-        });
-        show("accept");
-        $("name").focus();
+  // A form's submit: posts what `body` gives to `path`; an answer of
+  // status `ok` goes to `then`, any other is said on the form.
+  function onSubmit(id, path, body, ok, then) {
+    $(id).addEventListener("submit", function (e) {
+      e.preventDefault();
+      var form = e.target;
+      say(form);
+      call("POST", path, body()).then(function (a) {
+        if (a.status !== ok) { say(form, failure(a)); return; }
+        return then(a);
       });
     });
+  }
+  onSubmit("email-form", "/email", function () { return { email: $("email").value }; }, 202, function (a) {
+    show("code-form");
+    $("code-form").querySelector("label").textContent = "The 6-digit code we sent to " + a.body.codeSentTo;
+    $("code").focus();
   });
-  $("accept-form").addEventListener("submit", function (e) {
-    e.preventDefault();
-    var form = e.target;
-    say(form);
-    call("POST", "/accept", { name: $("name").value }).then(function (a) {
-      if (a.status !== 200) { say(form, failure(a)); return; }
-      hide("accept");
-      $("done").textContent = "Thank you, " + a.body.name + ". You accepted this offer; " +
-        "your benefits platform will take it from here.";
-      show("done");
+  onSubmit("code-form", "/verify", function () { return { code: $("code").value }; }, 200, function () {
+    hide("email-form");
+    hide("code-form");
+    return call("GET", "/documents").then(function (d) {
+      var list = $("docs");
+      ((d.body && d.body.documents) || []).forEach(function (doc) {
+        var li = document.createElement("li");
+        var link = document.createElement("a");
+        link.href = doc.url;
+        link.textContent = doc.title;
+        link.setAttribute("download", "");
+        li.appendChild(link);
+        list.appendChild(li);
+      });
+      show("accept");
+      $("name").focus();
     });
+  });
+  onSubmit("accept-form", "/accept", function () { return { name: $("name").value }; }, 200, function (a) {
+    hide("accept");
+    $("done").textContent = "Thank you, " + a.body.name + ". You accepted this offer; " +
+      "your benefits platform will take it from here.";
+    show("done");
   });
 })();

@@ -97,13 +97,7 @@ pub fn configure(state: PortalState) -> impl FnOnce(&mut web::ServiceConfig) {
                 .service(company::dashboard)
                 .service(company::roster)
                 .service(steps::show)
-                .service(steps::save_profile)
-                .service(steps::verify)
-                .service(steps::save_bank)
-                .service(steps::confirm_deposits)
-                .service(steps::save_plan)
-                .service(steps::sign_plan)
-                .service(steps::invite)
+                .configure(steps::forms)
                 .default_service(web::to(not_found)),
         );
     }

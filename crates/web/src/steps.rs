@@ -8,15 +8,15 @@ mod page;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{LOCATION, USER_AGENT};
-use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, Resource, get, guard, web};
 use domain::error::FieldError;
-use domain::ids::EnrollmentId;
-use domain::onboarding::StepId;
 use domain::onboarding::fields::AddressInput;
-use domain::scope::Scope;
+use domain::onboarding::{StepId, StepView};
+use domain::portal::PortalAccount;
 use domain::services::ServiceError;
 use domain::services::onboarding::{BankInput, Onboarding, PlanInput, ProfileInput, SignInput};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 use crate::PortalState;
 use crate::company::slug;
@@ -142,251 +142,237 @@ fn some(text: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_owned())
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// What a step form's call answers.
+type Saved = Result<StepView, ServiceError>;
+
+/// A step form's step, its name on the page, and where a success goes.
+type Post = (StepId, &'static str, Then);
+
+/// One form of a step page: its step, what a refusal shows again, and its
+/// one `Onboarding` call. [`submit`] does the rest, the same for every
+/// form.
+trait StepForm: DeserializeOwned + 'static {
+    /// Its step, its name on the page, and where a success goes.
+    const POST: Post;
+
+    /// The CSRF token the form came with.
+    fn csrf(&self) -> &str;
+
+    /// The typed values a refused form shows again (none by default).
+    fn shown(&self) -> Vec<(&'static str, &str)> {
+        Vec::new()
+    }
+
+    /// Calls the service for the account's enrollment.
+    async fn save(&self, o: &Onboarding, a: &PortalAccount, req: &HttpRequest) -> Saved;
+}
+
+/// A step form's POST: checks its CSRF token (back to the step's page
+/// without it), makes the form's call and finishes.
+async fn submit<F: StepForm>(
+    state: web::Data<PortalState>,
+    admin: Admin,
+    req: HttpRequest,
+    form: web::Form<F>,
+) -> Result<HttpResponse, PageError> {
+    let (step, name, then) = F::POST;
+    admin.check(form.csrf(), &step_url(step))?;
+    let result = form.save(&state.onboarding, &admin.account, &req).await;
+    let shown = Submitted::values(name, &form.shown());
+    finish(&state, &admin, step, shown, result, then).await
+}
+
+/// `F`'s POST at `path`, registered as `#[post(path)]` registers a
+/// handler: only a POST matches it.
+fn route<F: StepForm>(path: &str) -> Resource {
+    web::resource(path).guard(guard::Post()).to(submit::<F>)
+}
+
+/// Registers the step forms' POSTs.
+pub(crate) fn forms(cfg: &mut web::ServiceConfig) {
+    cfg.service(route::<ProfileForm>("/steps/company-profile"));
+    cfg.service(route::<VerifyForm>("/steps/business-verification"));
+    cfg.service(route::<BankForm>("/steps/banking/account"));
+    cfg.service(route::<DepositsForm>("/steps/banking/deposits"));
+    cfg.service(route::<PlanForm>("/steps/plan-setup/choices"));
+    cfg.service(route::<SignForm>("/steps/plan-setup/sign"));
+    cfg.service(route::<InviteForm>("/steps/employee-invitations"));
+}
+
+/// The company profile's form: saves the profile.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct ProfileForm {
-    #[serde(default)]
     csrf: String,
-    #[serde(default)]
     legal_name: String,
-    #[serde(default)]
     ein: String,
-    #[serde(default)]
     entity_type: String,
-    #[serde(default)]
     line1: String,
-    #[serde(default)]
     line2: String,
-    #[serde(default)]
     city: String,
-    #[serde(default)]
     state: String,
-    #[serde(default)]
     zip: String,
-    #[serde(default)]
     phone: String,
-    #[serde(default)]
     signatory_title: String,
 }
 
-/// Saves the company profile.
-#[post("/steps/company-profile")]
-pub(crate) async fn save_profile(
-    state: web::Data<PortalState>,
-    admin: Admin,
-    form: web::Form<ProfileForm>,
-) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, &step_url(StepId::CompanyProfile))?;
-    let f = form.into_inner();
-    let input = ProfileInput {
-        legal_name: some(&f.legal_name),
-        ein: some(&f.ein),
-        entity_type: some(&f.entity_type),
-        address: Some(AddressInput {
-            line1: some(&f.line1),
-            line2: some(&f.line2),
-            city: some(&f.city),
-            state: some(&f.state),
-            zip: some(&f.zip),
-        }),
-        phone: some(&f.phone),
-        signatory_title: some(&f.signatory_title),
+impl StepForm for ProfileForm {
+    const POST: Post = (StepId::CompanyProfile, "profile", Then::Dashboard);
+
+    fn csrf(&self) -> &str {
+        &self.csrf
+    }
+
+    fn shown(&self) -> Vec<(&'static str, &str)> {
+        vec![
+            ("legal_name", &self.legal_name),
+            ("ein", &self.ein),
+            ("entity_type", &self.entity_type),
+            ("line1", &self.line1),
+            ("line2", &self.line2),
+            ("city", &self.city),
+            ("state", &self.state),
+            ("zip", &self.zip),
+            ("phone", &self.phone),
+            ("signatory_title", &self.signatory_title),
+        ]
+    }
+
+    async fn save(&self, o: &Onboarding, a: &PortalAccount, _: &HttpRequest) -> Saved {
+        let input = ProfileInput {
+            legal_name: some(&self.legal_name),
+            ein: some(&self.ein),
+            entity_type: some(&self.entity_type),
+            address: Some(AddressInput {
+                line1: some(&self.line1),
+                line2: some(&self.line2),
+                city: some(&self.city),
+                state: some(&self.state),
+                zip: some(&self.zip),
+            }),
+            phone: some(&self.phone),
+            signatory_title: some(&self.signatory_title),
+        };
+        o.save_profile(&a.scope, &a.enrollment_id, input).await
+    }
+}
+
+/// A form that carries only its CSRF token, for a step whose call needs
+/// nothing else: `$form` posts for `$post` and calls `Onboarding::$call`.
+macro_rules! bare_form {
+    ($(#[doc = $doc:literal])* $form:ident: $post:expr => $call:ident) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Default, Deserialize)]
+        #[serde(default)]
+        struct $form {
+            csrf: String,
+        }
+
+        impl StepForm for $form {
+            const POST: Post = $post;
+
+            fn csrf(&self) -> &str {
+                &self.csrf
+            }
+
+            async fn save(&self, o: &Onboarding, a: &PortalAccount, _: &HttpRequest) -> Saved {
+                o.$call(&a.scope, &a.enrollment_id).await
+            }
+        }
     };
-    let a = &admin.account;
-    let result = state
-        .onboarding
-        .save_profile(&a.scope, &a.enrollment_id, input)
-        .await;
-    let submitted = Submitted::values(
-        "profile",
-        &[
-            ("legal_name", &f.legal_name),
-            ("ein", &f.ein),
-            ("entity_type", &f.entity_type),
-            ("line1", &f.line1),
-            ("line2", &f.line2),
-            ("city", &f.city),
-            ("state", &f.state),
-            ("zip", &f.zip),
-            ("phone", &f.phone),
-            ("signatory_title", &f.signatory_title),
-        ],
-    );
-    finish(
-        &state,
-        &admin,
-        StepId::CompanyProfile,
-        submitted,
-        result,
-        Then::Dashboard,
-    )
-    .await
 }
 
-#[derive(Debug, Deserialize)]
-struct CsrfOnly {
-    #[serde(default)]
-    csrf: String,
+bare_form! {
+    /// The business verification's form: asks the business verifier.
+    VerifyForm: (StepId::BusinessVerification, "verify", Then::Back) => request_verification
 }
 
-/// A step whose form carries only its CSRF token: checks it, runs `act`
-/// on the account's enrollment and finishes as the form `name`.
-async fn bare_step<T>(
-    state: &PortalState,
-    admin: &Admin,
-    csrf: &str,
-    (step, name, then): (StepId, &'static str, Then),
-    act: impl AsyncFnOnce(&Onboarding, &Scope, &EnrollmentId) -> Result<T, ServiceError>,
-) -> Result<HttpResponse, PageError> {
-    admin.check(csrf, &step_url(step))?;
-    let a = &admin.account;
-    let result = act(&state.onboarding, &a.scope, &a.enrollment_id).await;
-    finish(
-        state,
-        admin,
-        step,
-        Submitted::values(name, &[]),
-        result,
-        then,
-    )
-    .await
-}
-
-/// Asks the business verifier.
-#[post("/steps/business-verification")]
-pub(crate) async fn verify(
-    state: web::Data<PortalState>,
-    admin: Admin,
-    form: web::Form<CsrfOnly>,
-) -> Result<HttpResponse, PageError> {
-    let step = (StepId::BusinessVerification, "verify", Then::Back);
-    bare_step(&state, &admin, &form.csrf, step, async |o, scope, id| {
-        o.request_verification(scope, id).await
-    })
-    .await
-}
-
-#[derive(Debug, Deserialize)]
+/// The bank account's form: saves the account and sends its
+/// micro-deposits.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct BankForm {
-    #[serde(default)]
     csrf: String,
-    #[serde(default)]
     routing_number: String,
-    #[serde(default)]
     account_number: String,
-    #[serde(default)]
     account_type: String,
-    #[serde(default)]
     holder_name: String,
 }
 
-/// Saves a bank account and sends its micro-deposits.
-#[post("/steps/banking/account")]
-pub(crate) async fn save_bank(
-    state: web::Data<PortalState>,
-    admin: Admin,
-    form: web::Form<BankForm>,
-) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, &step_url(StepId::Banking))?;
-    let f = form.into_inner();
-    let a = &admin.account;
-    let result = state
-        .onboarding
-        .save_bank(
-            &a.scope,
-            &a.enrollment_id,
-            BankInput {
-                routing_number: some(&f.routing_number),
-                account_number: some(&f.account_number),
-                account_type: some(&f.account_type),
-                holder_name: some(&f.holder_name),
-            },
-        )
-        .await;
-    // The account number is never shown again, not even after an error.
-    let submitted = Submitted::values(
-        "bank",
-        &[
-            ("routing_number", &f.routing_number),
-            ("account_type", &f.account_type),
-            ("holder_name", &f.holder_name),
-        ],
-    );
-    finish(
-        &state,
-        &admin,
-        StepId::Banking,
-        submitted,
-        result,
-        Then::Back,
-    )
-    .await
+impl StepForm for BankForm {
+    const POST: Post = (StepId::Banking, "bank", Then::Back);
+
+    fn csrf(&self) -> &str {
+        &self.csrf
+    }
+
+    /// The account number is never shown again, not even after an error.
+    fn shown(&self) -> Vec<(&'static str, &str)> {
+        vec![
+            ("routing_number", &self.routing_number),
+            ("account_type", &self.account_type),
+            ("holder_name", &self.holder_name),
+        ]
+    }
+
+    async fn save(&self, o: &Onboarding, a: &PortalAccount, _: &HttpRequest) -> Saved {
+        let input = BankInput {
+            routing_number: some(&self.routing_number),
+            account_number: some(&self.account_number),
+            account_type: some(&self.account_type),
+            holder_name: some(&self.holder_name),
+        };
+        o.save_bank(&a.scope, &a.enrollment_id, input).await
+    }
 }
 
-#[derive(Debug, Deserialize)]
+/// The micro-deposits' form: checks the two amounts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct DepositsForm {
-    #[serde(default)]
     csrf: String,
-    #[serde(default)]
     first_amount: String,
-    #[serde(default)]
     second_amount: String,
 }
 
-/// Checks the two micro-deposit amounts.
-#[post("/steps/banking/deposits")]
-pub(crate) async fn confirm_deposits(
-    state: web::Data<PortalState>,
-    admin: Admin,
-    form: web::Form<DepositsForm>,
-) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, &step_url(StepId::Banking))?;
-    let submitted = Submitted::values(
-        "deposits",
-        &[
-            ("first_amount", &form.first_amount),
-            ("second_amount", &form.second_amount),
-        ],
-    );
-    let amounts: Option<Vec<i64>> = [&form.first_amount, &form.second_amount]
-        .iter()
-        .map(|t| t.trim().parse().ok())
-        .collect();
-    let result = match amounts {
-        Some(amounts) => {
-            let a = &admin.account;
-            state
-                .onboarding
-                .confirm_deposits(&a.scope, &a.enrollment_id, &amounts)
-                .await
-                .map(drop)
-        }
-        None => Err(ServiceError::Invalid(vec![FieldError::new(
-            "amounts_cents",
-            "must be two amounts of 1 to 99 cents",
-        )])),
-    };
-    finish(
-        &state,
-        &admin,
-        StepId::Banking,
-        submitted,
-        result,
-        Then::Back,
-    )
-    .await
+impl StepForm for DepositsForm {
+    const POST: Post = (StepId::Banking, "deposits", Then::Back);
+
+    fn csrf(&self) -> &str {
+        &self.csrf
+    }
+
+    fn shown(&self) -> Vec<(&'static str, &str)> {
+        vec![
+            ("first_amount", &self.first_amount),
+            ("second_amount", &self.second_amount),
+        ]
+    }
+
+    async fn save(&self, o: &Onboarding, a: &PortalAccount, _: &HttpRequest) -> Saved {
+        let amounts: Option<Vec<i64>> = [&self.first_amount, &self.second_amount]
+            .iter()
+            .map(|t| t.trim().parse().ok())
+            .collect();
+        let Some(amounts) = amounts else {
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                "amounts_cents",
+                "must be two amounts of 1 to 99 cents",
+            )]));
+        };
+        o.confirm_deposits(&a.scope, &a.enrollment_id, &amounts)
+            .await
+    }
 }
 
-#[derive(Debug, Deserialize)]
+/// The plan choices' form: saves them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct PlanForm {
-    #[serde(default)]
     csrf: String,
-    #[serde(default)]
     plan_id: String,
-    #[serde(default)]
     employer_contribution_pct: String,
-    #[serde(default)]
     waiting_period: String,
-    #[serde(default)]
     min_hours_per_week: String,
 }
 
@@ -405,128 +391,88 @@ fn number(field: &'static str, text: &str, errors: &mut Vec<FieldError>) -> Opti
     )
 }
 
-/// Saves the plan choices.
-#[post("/steps/plan-setup/choices")]
-pub(crate) async fn save_plan(
-    state: web::Data<PortalState>,
-    admin: Admin,
-    form: web::Form<PlanForm>,
-) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, &step_url(StepId::PlanSetup))?;
-    let f = form.into_inner();
-    let mut errors = Vec::new();
-    let pct = number(
-        "employer_contribution_pct",
-        &f.employer_contribution_pct,
-        &mut errors,
-    );
-    let hours = number("min_hours_per_week", &f.min_hours_per_week, &mut errors);
-    let result = if errors.is_empty() {
-        let a = &admin.account;
-        state
-            .onboarding
-            .save_plan(
-                &a.scope,
-                &a.enrollment_id,
-                PlanInput {
-                    plan_id: some(&f.plan_id),
-                    employer_contribution_pct: pct,
-                    waiting_period: some(&f.waiting_period),
-                    min_hours_per_week: hours,
-                },
-            )
-            .await
-            .map(drop)
-    } else {
-        Err(ServiceError::Invalid(errors))
-    };
-    let submitted = Submitted::values(
-        "plan",
-        &[
-            ("plan_id", &f.plan_id),
-            ("employer_contribution_pct", &f.employer_contribution_pct),
-            ("waiting_period", &f.waiting_period),
-            ("min_hours_per_week", &f.min_hours_per_week),
-        ],
-    );
-    finish(
-        &state,
-        &admin,
-        StepId::PlanSetup,
-        submitted,
-        result,
-        Then::Back,
-    )
-    .await
+impl StepForm for PlanForm {
+    const POST: Post = (StepId::PlanSetup, "plan", Then::Back);
+
+    fn csrf(&self) -> &str {
+        &self.csrf
+    }
+
+    fn shown(&self) -> Vec<(&'static str, &str)> {
+        vec![
+            ("plan_id", &self.plan_id),
+            ("employer_contribution_pct", &self.employer_contribution_pct),
+            ("waiting_period", &self.waiting_period),
+            ("min_hours_per_week", &self.min_hours_per_week),
+        ]
+    }
+
+    async fn save(&self, o: &Onboarding, a: &PortalAccount, _: &HttpRequest) -> Saved {
+        let mut errors = Vec::new();
+        let pct = number(
+            "employer_contribution_pct",
+            &self.employer_contribution_pct,
+            &mut errors,
+        );
+        let hours = number("min_hours_per_week", &self.min_hours_per_week, &mut errors);
+        if !errors.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+        let input = PlanInput {
+            plan_id: some(&self.plan_id),
+            employer_contribution_pct: pct,
+            waiting_period: some(&self.waiting_period),
+            min_hours_per_week: hours,
+        };
+        o.save_plan(&a.scope, &a.enrollment_id, input).await
+    }
 }
 
-#[derive(Debug, Deserialize)]
+/// The signature's form: signs the plan documents.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct SignForm {
-    #[serde(default)]
     csrf: String,
-    #[serde(default)]
     signer_name: String,
-    #[serde(default)]
     accepted: Option<String>,
 }
 
-/// Signs the plan documents.
-#[post("/steps/plan-setup/sign")]
-pub(crate) async fn sign_plan(
-    state: web::Data<PortalState>,
-    admin: Admin,
-    req: HttpRequest,
-    form: web::Form<SignForm>,
-) -> Result<HttpResponse, PageError> {
-    admin.check(&form.csrf, &step_url(StepId::PlanSetup))?;
-    let f = form.into_inner();
-    let accepted = f.accepted.as_deref() == Some("true");
-    let a = &admin.account;
-    let result = state
-        .onboarding
-        .sign_plan(
-            &a.scope,
-            &a.enrollment_id,
-            SignInput {
-                signer_name: some(&f.signer_name),
-                accepted: Some(accepted),
-                ip: req.peer_addr().map(|p| p.ip().to_string()),
-                user_agent: req
-                    .headers()
-                    .get(USER_AGENT)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned),
-            },
-        )
-        .await;
-    let submitted = Submitted::values(
-        "sign",
-        &[
-            ("signer_name", &f.signer_name),
-            ("accepted", if accepted { "true" } else { "" }),
-        ],
-    );
-    finish(
-        &state,
-        &admin,
-        StepId::PlanSetup,
-        submitted,
-        result,
-        Then::Dashboard,
-    )
-    .await
+impl SignForm {
+    /// Whether the box was ticked.
+    fn accepted(&self) -> bool {
+        self.accepted.as_deref() == Some("true")
+    }
 }
 
-/// Sends (or, in test mode, records) the employee invitations.
-#[post("/steps/employee-invitations")]
-pub(crate) async fn invite(
-    state: web::Data<PortalState>,
-    admin: Admin,
-    form: web::Form<CsrfOnly>,
-) -> Result<HttpResponse, PageError> {
-    let step = (StepId::EmployeeInvitations, "invite", Then::Dashboard);
-    bare_step(&state, &admin, &form.csrf, step, async |o, scope, id| {
-        o.send_invitations(scope, id).await
-    })
-    .await
+impl StepForm for SignForm {
+    const POST: Post = (StepId::PlanSetup, "sign", Then::Dashboard);
+
+    fn csrf(&self) -> &str {
+        &self.csrf
+    }
+
+    fn shown(&self) -> Vec<(&'static str, &str)> {
+        let accepted = if self.accepted() { "true" } else { "" };
+        vec![("signer_name", &self.signer_name), ("accepted", accepted)]
+    }
+
+    async fn save(&self, o: &Onboarding, a: &PortalAccount, req: &HttpRequest) -> Saved {
+        let input = SignInput {
+            signer_name: some(&self.signer_name),
+            accepted: Some(self.accepted()),
+            ip: req.peer_addr().map(|p| p.ip().to_string()),
+            user_agent: req
+                .headers()
+                .get(USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+        };
+        o.sign_plan(&a.scope, &a.enrollment_id, input).await
+    }
+}
+
+bare_form! {
+    /// The invitations' form: sends (or, in test mode, records) the
+    /// employee invitations.
+    InviteForm: (StepId::EmployeeInvitations, "invite", Then::Dashboard) => send_invitations
 }
