@@ -10,6 +10,11 @@ use crate::mode::Mode;
 /// Group lifecycle, in order. Status only moves forward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(description = "A group's status.")
+)]
 pub enum GroupStatus {
     /// Created, no census yet.
     Created,

@@ -60,7 +60,9 @@ pub const MAX_GRACE_HOURS: u32 = 72;
 pub const DEFAULT_GRACE_HOURS: u32 = 24;
 
 /// Whether an endpoint receives deliveries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = EndpointStateOut))]
 pub enum EndpointState {
     /// Deliveries are sent.
     Enabled,

@@ -13,7 +13,13 @@ pub const ATTEMPT_RETENTION_SECS: i64 = 30 * 86_400;
 pub const RESPONSE_BODY_LIMIT: usize = 1024;
 
 /// How an attempt ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(as = OutcomeOut, description = "How a delivery attempt ended.")
+)]
 pub enum AttemptOutcome {
     /// The endpoint answered 2xx.
     Succeeded,
@@ -45,7 +51,13 @@ impl AttemptOutcome {
 }
 
 /// Why an attempt failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(as = FailureReasonOut, description = "Why a delivery attempt failed.")
+)]
 pub enum FailureReason {
     /// No answer within `webhooks.attempt_timeout_ms`.
     Timeout,

@@ -47,7 +47,7 @@ pub struct GroupFilters {
     pub domain: Option<String>,
     /// Only the groups in this status.
     #[param(inline)]
-    pub status: Option<crate::wire::enums::GroupStatus>,
+    pub status: Option<GroupStatus>,
 }
 
 /// The group filters of `req`'s query.

@@ -122,7 +122,7 @@ pub async fn get_webhook(state: web::Data<AppState>, caller: Caller) -> Result<R
         });
     Reply::ok(&EndpointOut {
         url: endpoint.url,
-        state: endpoint.state.into(),
+        state: endpoint.state,
         created_at: rfc3339(endpoint.created_at),
         failing_since: endpoint.failing_since_ms.map(rfc3339_ms),
         secret_rotation,
@@ -229,8 +229,8 @@ pub async fn list_deliveries(
                 at: rfc3339_ms(a.at_ms),
                 status_code: a.status_code,
                 latency_ms: a.latency_ms,
-                outcome: a.outcome.into(),
-                failure_reason: a.failure_reason.map(Into::into),
+                outcome: a.outcome,
+                failure_reason: a.failure_reason,
                 response_body: a.response_body,
             })
             .collect(),

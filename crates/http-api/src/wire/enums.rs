@@ -27,22 +27,6 @@ pub enum Mode {
     Live,
 }
 
-/// A group's status.
-#[derive(ToSchema)]
-#[schema(rename_all = "snake_case")]
-pub enum GroupStatus {
-    /// No census yet.
-    Created,
-    /// A census was accepted.
-    CensusReceived,
-    /// Quoted.
-    Quoted,
-    /// Enrolled.
-    Enrolled,
-    /// The company is in production.
-    Active,
-}
-
 /// The provisioned company's state.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]

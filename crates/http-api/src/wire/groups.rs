@@ -135,7 +135,7 @@ pub struct GroupOut {
     #[schema(value_type = crate::wire::enums::Mode)]
     pub mode: String,
     /// `created`, `census_received`, `quoted`, `enrolled` or `active`.
-    #[schema(value_type = crate::wire::enums::GroupStatus)]
+    #[schema(value_type = domain::group::GroupStatus)]
     pub status: String,
     /// Company name.
     pub company_name: String,

@@ -1,6 +1,7 @@
 //! `PUT /webhook`, `GET /webhook`, `POST /webhook/test` and the
 //! delivery log (`GET /webhook/deliveries`).
 
+use domain::webhook::EndpointState;
 use domain::webhook::attempt::{AttemptOutcome, FailureReason};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -54,7 +55,7 @@ pub struct EndpointOut {
     /// `enabled`, or `disabled` after failing every attempt for
     /// `webhooks.disable_after_hours` (120 by default); `PUT /webhook`
     /// with the same URL re-enables it and keeps its secret.
-    pub state: EndpointStateOut,
+    pub state: EndpointState,
     /// When it was registered.
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -99,79 +100,6 @@ pub struct RotateOut {
     pub previous_secret_expires_at: Option<String>,
 }
 
-/// Whether an endpoint receives deliveries.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EndpointStateOut {
-    /// Deliveries are sent.
-    Enabled,
-    /// Failing every attempt for `webhooks.disable_after_hours`: nothing is
-    /// sent until `PUT /webhook` changes or re-enables it.
-    Disabled,
-}
-
-impl From<domain::webhook::EndpointState> for EndpointStateOut {
-    fn from(s: domain::webhook::EndpointState) -> Self {
-        match s {
-            domain::webhook::EndpointState::Enabled => Self::Enabled,
-            domain::webhook::EndpointState::Disabled => Self::Disabled,
-        }
-    }
-}
-
-/// How a delivery attempt ended.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OutcomeOut {
-    /// The endpoint answered 2xx.
-    Succeeded,
-    /// No 2xx answer (see `failure_reason`).
-    Failed,
-    /// Cancelled before the attempt: the endpoint was deleted or disabled.
-    Cancelled,
-}
-
-impl From<AttemptOutcome> for OutcomeOut {
-    fn from(o: AttemptOutcome) -> Self {
-        match o {
-            AttemptOutcome::Succeeded => Self::Succeeded,
-            AttemptOutcome::Failed => Self::Failed,
-            AttemptOutcome::Cancelled => Self::Cancelled,
-        }
-    }
-}
-
-/// Why a delivery attempt failed.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureReasonOut {
-    /// No answer within `webhooks.attempt_timeout_ms`.
-    Timeout,
-    /// Refused, reset or closed before an answer.
-    ConnectionRefused,
-    /// The host name did not resolve.
-    DnsError,
-    /// The TLS handshake failed.
-    TlsError,
-    /// An answer, not 2xx.
-    HttpStatus,
-    /// The name resolved to a non-public address at send time.
-    BlockedAddress,
-}
-
-impl From<FailureReason> for FailureReasonOut {
-    fn from(r: FailureReason) -> Self {
-        match r {
-            FailureReason::Timeout => Self::Timeout,
-            FailureReason::ConnectionRefused => Self::ConnectionRefused,
-            FailureReason::DnsError => Self::DnsError,
-            FailureReason::TlsError => Self::TlsError,
-            FailureReason::HttpStatus => Self::HttpStatus,
-            FailureReason::BlockedAddress => Self::BlockedAddress,
-        }
-    }
-}
-
 /// One delivery attempt.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"id": "att_0a1b2c3d4e5f60718293a4b5", "event_id": "evt_5d1c0a9b3e27",
@@ -196,10 +124,10 @@ pub struct AttemptOut {
     /// Milliseconds from sending to the answer or failure.
     pub latency_ms: u32,
     /// How the attempt ended.
-    pub outcome: OutcomeOut,
+    pub outcome: AttemptOutcome,
     /// Why it failed; null unless failed.
     #[schema(required = true)]
-    pub failure_reason: Option<FailureReasonOut>,
+    pub failure_reason: Option<FailureReason>,
     /// The first 1 KiB of the answer, null when there was none.
     #[schema(required = true)]
     pub response_body: Option<String>,
