@@ -12,14 +12,10 @@ pub const ATTEMPT_RETENTION_SECS: i64 = 30 * 86_400;
 /// How much of an endpoint's answer is kept.
 pub const RESPONSE_BODY_LIMIT: usize = 1024;
 
-/// How an attempt ended.
+/// How a delivery attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-#[cfg_attr(
-    feature = "openapi",
-    derive(utoipa::ToSchema),
-    schema(as = OutcomeOut, description = "How a delivery attempt ended.")
-)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = OutcomeOut))]
 pub enum AttemptOutcome {
     /// The endpoint answered 2xx.
     Succeeded,
@@ -50,14 +46,10 @@ impl AttemptOutcome {
     }
 }
 
-/// Why an attempt failed.
+/// Why a delivery attempt failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-#[cfg_attr(
-    feature = "openapi",
-    derive(utoipa::ToSchema),
-    schema(as = FailureReasonOut, description = "Why a delivery attempt failed.")
-)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = FailureReasonOut))]
 pub enum FailureReason {
     /// No answer within `webhooks.attempt_timeout_ms`.
     Timeout,
