@@ -14,6 +14,12 @@ use server::operator::{
 };
 use server::{migrate, price, serve};
 
+/// mimalloc instead of glibc's allocator: a request allocates and frees
+/// dozens of small blocks, and glibc's `malloc`/`free` and its
+/// consolidation were 14% of a ping's CPU (`docs/benchmarks.md`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The Partner Benefits Pricing and Enrollment API.
 #[derive(Debug, Parser)]
 #[command(name = "partner-api", version, about)]
