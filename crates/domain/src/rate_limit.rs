@@ -98,7 +98,7 @@ impl Policy {
     /// The counter bucket for `subject` (a key id or a source IP).
     #[must_use]
     pub fn bucket(&self, subject: &str) -> String {
-        format!("{}:{subject}", self.name)
+        [self.name, ":", subject].concat()
     }
 }
 

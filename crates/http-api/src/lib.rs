@@ -157,6 +157,12 @@ pub fn app(
                 .guard(guard::Get())
                 .to(openapi::serve),
         )
+        .into_utoipa_app();
+    // The API's own routes come before the pages' regex patterns (Swagger
+    // UI's tail match, the iframe's `{token}` paths), which every API
+    // request would otherwise try first; none of the paths overlap.
+    routes(app)
+        .into_app()
         .service(SwaggerUi::new("/docs/{_:.*}").config(utoipa_swagger_ui::Config::new(urls)))
         // The offer iframe's own endpoints: not part of the partner API.
         .configure(routes::embed::iframe::configure)
@@ -166,9 +172,6 @@ pub fn app(
                 .guard(guard::Get())
                 .to(|| async { web::Redirect::to("/docs/").permanent() }),
         )
-        .into_utoipa_app();
-    routes(app)
-        .into_app()
         .default_service(web::to(openapi::fallback))
         .wrap(from_fn(observe::observe))
 }

@@ -217,14 +217,23 @@ impl RateLimitStore for SqliteStore {
         if map.len() > 100_000 {
             map.retain(|_, (w, _)| *w >= window.saturating_sub(3600));
         }
-        let entry = map.entry(bucket.to_owned()).or_insert((window, 0));
-        if entry.0 != window {
-            *entry = (window, 0);
+        let charge = |entry: &mut (i64, u32)| {
+            if entry.0 != window {
+                *entry = (window, 0);
+            }
+            if entry.1 >= policy.limit {
+                return None;
+            }
+            entry.1 += 1;
+            Some(entry.1)
+        };
+        // The bucket's name is copied only the first time it is seen.
+        if let Some(entry) = map.get_mut(bucket) {
+            return Ok(charge(entry));
         }
-        if entry.1 >= policy.limit {
-            return Ok(None);
-        }
-        entry.1 += 1;
-        Ok(Some(entry.1))
+        let mut entry = (window, 0);
+        let count = charge(&mut entry);
+        map.insert(bucket.to_owned(), entry);
+        Ok(count)
     }
 }
