@@ -10,6 +10,7 @@ use pricing_core::census::{CensusMember, EmploymentType, MemberStatus, Relations
 use sha2::{Digest, Sha256};
 
 use crate::error::FieldError;
+use crate::event::NewEvent;
 use crate::ids::{GroupId, MemberId};
 use crate::job::NewJob;
 use crate::member::MemberState;
@@ -52,6 +53,23 @@ pub struct MemberWrite {
     pub state: MemberState,
     /// The market comparison to enqueue (superseding an open one).
     pub job: NewJob,
+    /// Write time, Unix seconds.
+    pub now: i64,
+}
+
+/// Final elections, as the storage port records them in one transaction
+/// under the group's lock: the members' new roster states, with the
+/// events and jobs they cause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElectionsWrite {
+    /// Group.
+    pub group_id: GroupId,
+    /// Each elected member's new roster state.
+    pub states: Vec<(MemberId, MemberState)>,
+    /// `deductions.changed`, when the partner administers benefits.
+    pub events: Vec<NewEvent>,
+    /// The member logins' `email` jobs.
+    pub jobs: Vec<NewJob>,
     /// Write time, Unix seconds.
     pub now: i64,
 }

@@ -137,6 +137,28 @@ pub struct Job {
     pub locked_until_ms: Option<i64>,
 }
 
+impl Job {
+    /// The claim it was handed out under.
+    #[must_use]
+    pub fn claim(&self) -> JobClaim {
+        JobClaim {
+            id: self.job.id.clone(),
+            attempt: self.attempts,
+        }
+    }
+}
+
+/// A claim of a job: the fencing token that completing or failing the job
+/// presents, so that a claim superseded or taken over meanwhile changes
+/// nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobClaim {
+    /// The job.
+    pub id: JobId,
+    /// The claimed job's `attempts`, counted by the claim.
+    pub attempt: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

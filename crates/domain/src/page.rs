@@ -9,6 +9,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+use crate::ids::GroupId;
+
 /// Default page size.
 pub const DEFAULT_LIMIT: u32 = 50;
 /// Largest page size.
@@ -68,6 +70,31 @@ impl PageRequest {
         };
         let after = cursor.map(|c| decode_cursor(list, c)).transpose()?;
         Ok(Self { limit, after })
+    }
+}
+
+/// A page of one group's list, as the storage ports read it: the group,
+/// which of its items (`filter`, e.g. a
+/// [`MemberFilter`](crate::member::MemberFilter)) and which page.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupQuery<'a, F> {
+    /// The group.
+    pub group: &'a GroupId,
+    /// Which items.
+    pub filter: F,
+    /// Which page.
+    pub page: &'a PageRequest,
+}
+
+impl<'a, F: Default> GroupQuery<'a, F> {
+    /// Page `page` of all of `group`'s items.
+    #[must_use]
+    pub fn all(group: &'a GroupId, page: &'a PageRequest) -> Self {
+        Self {
+            group,
+            filter: F::default(),
+            page,
+        }
     }
 }
 

@@ -136,6 +136,18 @@ impl StoredUserLink {
     }
 }
 
+/// An authenticator being enrolled, as the store keeps it: its secret,
+/// the step of the code that confirmed it and the recovery codes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TotpEnrolment {
+    /// The TOTP secret, sealed to the user, base64.
+    pub sealed: String,
+    /// The step of the confirming code (accepted, so not accepted again).
+    pub step: i64,
+    /// The digests of the recovery codes ([`recovery_code_digest`]).
+    pub recovery_digests: Vec<String>,
+}
+
 /// A new partner portal session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewUserSession {

@@ -236,6 +236,19 @@ impl LinkState {
     }
 }
 
+/// A set-password link being used, as both portals' stores apply it: the
+/// link, the new password and the visitor's session the signed-in one
+/// replaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkUse {
+    /// [`digest`] of the link's token.
+    pub token_hash: String,
+    /// The new password's PHC string.
+    pub password_hash: String,
+    /// [`digest`] of the visitor's session id, ended with the others.
+    pub replaces: Option<String>,
+}
+
 impl StoredLink {
     /// The link's state at `now`.
     #[must_use]

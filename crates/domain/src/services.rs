@@ -35,9 +35,9 @@ pub use refusal::{
     PartnerRefusal, PortalRefusal, PriceOnPlanRefusal, QuoteRefusal,
 };
 
-/// The ports of the services over a group's records — quotes,
-/// price-on-plan, elections and the market comparison — built once by the
-/// composition root; each service uses the ones it needs.
+/// The ports of the services over a group's records — census writes,
+/// quotes, price-on-plan, elections and the market comparison — built
+/// once by the composition root; each service uses the ones it needs.
 #[derive(Clone)]
 pub struct RecordPorts {
     /// Groups.

@@ -31,7 +31,7 @@ mod webhooks;
 pub use census::CensusStore;
 pub use claims::ClaimsStore;
 pub use embed::{EmbedStore, EmbedWrite};
-pub use groups::GroupStore;
+pub use groups::{GroupAdvance, GroupStore};
 pub use health::Health;
 pub use idempotency::IdempotencyStore;
 pub use jobs::JobStore;
@@ -42,7 +42,7 @@ pub use partners::PartnerStore;
 pub use portal::PortalStore;
 pub use quotes::{Lead, QuoteStore};
 pub use rate_limits::RateLimitStore;
-pub use webhooks::WebhookStore;
+pub use webhooks::{HealthChange, SecretRotation, WebhookStore};
 #[cfg(any(test, feature = "mock"))]
 pub use {
     census::MockCensusStore, claims::MockClaimsStore, embed::MockEmbedStore,

@@ -105,6 +105,18 @@ pub enum Required {}
 #[derive(Debug)]
 pub enum Optional {}
 
+/// A body that must be sent, of a resource with read-only fields
+/// ([`ReadOnlyFields`]): each one sent is refused as read-only rather than
+/// as unknown.
+#[derive(Debug)]
+pub enum Writable {}
+
+/// The fields of a resource a body may not write.
+pub trait ReadOnlyFields {
+    /// Their names, snake_case.
+    const READ_ONLY: &'static [&'static str];
+}
+
 impl<T: DeserializeOwned> Presence<T> for Required {
     fn parse(req: &HttpRequest, bytes: &[u8]) -> Result<T, ApiError> {
         body::parse(req, bytes, &[])
@@ -117,8 +129,15 @@ impl<T: DeserializeOwned + Default> Presence<T> for Optional {
     }
 }
 
+impl<T: DeserializeOwned + ReadOnlyFields> Presence<T> for Writable {
+    fn parse(req: &HttpRequest, bytes: &[u8]) -> Result<T, ApiError> {
+        body::parse(req, bytes, T::READ_ONLY)
+    }
+}
+
 /// A JSON body of `T` (snake_case or camelCase keys; unknown fields
-/// refused), required unless `P` is [`Optional`].
+/// refused), required unless `P` is [`Optional`]; with [`Writable`], its
+/// read-only fields are named as such.
 #[derive(Debug)]
 pub struct Body<T, P = Required>(pub T, pub PhantomData<P>);
 

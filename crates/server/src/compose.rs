@@ -255,14 +255,7 @@ impl Services {
     /// Census writes.
     #[must_use]
     pub fn census(&self) -> Census {
-        let (s, p) = (&self.stores, &self.ports);
-        Census::new(
-            Arc::clone(&s.census),
-            Arc::clone(&s.groups),
-            Arc::clone(&p.clock),
-            Arc::clone(&p.entropy),
-            self.waker(),
-        )
+        Census::new(self.records())
     }
 
     /// The ports of the services over a group's records, waking the job

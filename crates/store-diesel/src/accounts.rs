@@ -24,11 +24,11 @@ macro_rules! accounts_by_email {
     }};
 }
 
-/// Inside a write transaction on `$c`: uses the link `$token_hash` of
-/// `$links` (whose column `$link_owner` names the account) at `$now`, sets
-/// the password `$password_hash` of that account of `$accounts` (clearing
-/// its lockout) and ends its sessions of `$sessions` (whose column
-/// `$session_owner` names the account) and the session `$replaces`.
+/// Inside a write transaction on `$c`: applies the `LinkUse` `$link` at
+/// `$now`: uses its link of `$links` (whose column `$link_owner` names the
+/// account), sets its password on that account of `$accounts` (clearing
+/// its lockout) and ends the account's sessions of `$sessions` (whose
+/// column `$session_owner` names the account) and the session it replaces.
 /// Returns from the enclosing transaction with `NotFound` for an unknown
 /// link and `Conflict::LinkUsed` for a used or superseded one.
 macro_rules! use_link {
@@ -37,9 +37,7 @@ macro_rules! use_link {
         $links:ident . $link_owner:ident,
         $accounts:ident,
         $sessions:ident . $session_owner:ident,
-        $token_hash:expr,
-        $password_hash:expr,
-        $replaces:expr,
+        $link:expr,
         $now:expr
     ) => {{
         use diesel::{
@@ -49,7 +47,7 @@ macro_rules! use_link {
         use diesel_async::RunQueryDsl as _;
         use domain::store::{Conflict, StoreError};
         let owner: Option<String> = $links::table
-            .filter($links::token_hash.eq($token_hash))
+            .filter($links::token_hash.eq(&$link.token_hash))
             .select($links::$link_owner)
             .first($c)
             .await
@@ -60,7 +58,7 @@ macro_rules! use_link {
         // Only an unused, newest link: the update is the check.
         let used = diesel::update(
             $links::table
-                .filter($links::token_hash.eq($token_hash))
+                .filter($links::token_hash.eq(&$link.token_hash))
                 .filter($links::used_at.is_null())
                 .filter($links::superseded_at.is_null()),
         )
@@ -74,7 +72,7 @@ macro_rules! use_link {
         }
         diesel::update($accounts::table.find(&owner))
             .set((
-                $accounts::password_hash.eq($password_hash),
+                $accounts::password_hash.eq(&$link.password_hash),
                 $accounts::failures.eq(""),
                 $accounts::locked_until.eq(None::<i64>),
             ))
@@ -85,7 +83,7 @@ macro_rules! use_link {
             $sessions::table.filter(
                 $sessions::$session_owner
                     .eq(&owner)
-                    .or($sessions::id_hash.eq($replaces)),
+                    .or($sessions::id_hash.eq($link.replaces.as_deref().unwrap_or_default())),
             ),
         )
         .execute($c)

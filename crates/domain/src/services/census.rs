@@ -2,8 +2,6 @@
 //! in-write duplicate rule, all-invalid → 400, dry runs, and one atomic
 //! store write that also enqueues the market comparison.
 
-use std::sync::Arc;
-
 use pricing_core::census::{CensusMember, CensusRules, validate_member};
 
 use crate::census::{
@@ -15,12 +13,10 @@ use crate::error::FieldError;
 use crate::group::Group;
 use crate::ids::GroupId;
 use crate::job::NewJob;
-use crate::member::MemberFilter;
-use crate::page::{Page, PageRequest};
-use crate::ports::{Clock, Entropy, JobWaker, Minter, now_secs};
+use crate::page::{GroupQuery, Page, PageRequest};
+use crate::ports::{Minter, now_secs};
 use crate::scope::Scope;
-use crate::services::{ServiceError, with_fresh_id};
-use crate::store::{CensusStore, GroupStore};
+use crate::services::{RecordPorts, ServiceError, with_fresh_id};
 
 /// Array path of census rows in field errors.
 pub const ROWS: &str = "members";
@@ -49,11 +45,7 @@ pub struct CensusResult {
 /// The census service.
 #[derive(Clone)]
 pub struct Census {
-    census: Arc<dyn CensusStore>,
-    groups: Arc<dyn GroupStore>,
-    clock: Arc<dyn Clock>,
-    entropy: Arc<dyn Entropy>,
-    waker: Arc<dyn JobWaker>,
+    ports: RecordPorts,
 }
 
 /// A page of a group's census, with the group it belongs to.
@@ -66,23 +58,12 @@ pub struct CensusPage {
 }
 
 impl Census {
-    /// The service over its ports; `waker` hears of every market
-    /// comparison a write queues.
+    /// The service over its ports (the census, the groups, the clock, ids
+    /// and the waker, which hears of every market comparison a write
+    /// queues).
     #[must_use]
-    pub fn new(
-        census: Arc<dyn CensusStore>,
-        groups: Arc<dyn GroupStore>,
-        clock: Arc<dyn Clock>,
-        entropy: Arc<dyn Entropy>,
-        waker: Arc<dyn JobWaker>,
-    ) -> Self {
-        Self {
-            census,
-            groups,
-            clock,
-            entropy,
-            waker,
-        }
+    pub fn new(ports: RecordPorts) -> Self {
+        Self { ports }
     }
 
     /// A page of the group's census, newest member first.
@@ -95,10 +76,11 @@ impl Census {
         group_id: &GroupId,
         page: &PageRequest,
     ) -> Result<CensusPage, ServiceError> {
-        let group = self.groups.group(scope, group_id).await?;
+        let group = self.ports.groups.group(scope, group_id).await?;
         let members = self
+            .ports
             .census
-            .census_page(scope, group_id, &MemberFilter::default(), page)
+            .census_page(scope, GroupQuery::all(group_id, page))
             .await?;
         Ok(CensusPage { group, members })
     }
@@ -126,7 +108,7 @@ impl Census {
             )]));
         }
         // The group must exist in scope before anything else is said.
-        let _group = self.groups.group(scope, group_id).await?;
+        let _group = self.ports.groups.group(scope, group_id).await?;
         let received = rows.len();
         let mut errors = Vec::new();
         let mut valid: Vec<(usize, CensusMember)> = Vec::with_capacity(received);
@@ -168,9 +150,9 @@ impl Census {
                 dry_run,
             });
         }
-        let now_ms = self.clock.now_ms();
-        let now = now_secs(self.clock.as_ref());
-        let minter = Minter::new(self.entropy.as_ref());
+        let now_ms = self.ports.clock.now_ms();
+        let now = now_secs(self.ports.clock.as_ref());
+        let minter = Minter::new(self.ports.entropy.as_ref());
         let members: Vec<CensusMember> = valid.into_iter().map(|(_, m)| m).collect();
         let mut write = CensusWrite {
             group_id: group_id.clone(),
@@ -201,12 +183,12 @@ impl Census {
                     job.id = minter.job_id();
                 }
             }
-            self.census.replace_census(scope, &write).await
+            self.ports.census.replace_census(scope, &write).await
         })
         .await?;
         // The write queued the market comparison: start it now rather than
         // at the worker's next poll.
-        self.waker.job_queued();
+        self.ports.waker.job_queued();
         Ok(CensusResult {
             group_id: group_id.clone(),
             received,

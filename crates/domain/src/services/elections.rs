@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use time::Date;
 
-use crate::census::StoredMember;
+use crate::census::{ElectionsWrite, StoredMember};
 use crate::document::EventData;
 use crate::document::event::{Deduction, DeductionsChanged};
 use crate::election::{Election, ElectionRow, MAX_ELECTION_ROWS, Tier, validate_row};
@@ -262,7 +262,16 @@ impl Elections {
         if !dry_run {
             self.ports
                 .census
-                .record_elections(&scope, group_id, &states, &events, &jobs, now)
+                .record_elections(
+                    &scope,
+                    &ElectionsWrite {
+                        group_id: group_id.clone(),
+                        states,
+                        events,
+                        jobs,
+                        now,
+                    },
+                )
                 .await?;
         }
         Ok(ElectionResult {

@@ -23,7 +23,7 @@ use crate::scope::Scope;
 use crate::services::portal::{LinkFor, MintedLink, PortalLinks};
 use crate::services::quotes::group_pricing_digest;
 use crate::services::{EnrollmentRefusal, ServiceError, with_fresh_id};
-use crate::store::{Conflict, GroupStore, QuoteStore, StoreError};
+use crate::store::{Conflict, GroupAdvance, GroupStore, QuoteStore, StoreError};
 
 /// The default `public_base_url`: where this service is reached, and so
 /// where the hosted employer portal's links point (`/portal/…`).
@@ -371,10 +371,12 @@ impl Enrollments {
             .advance_group(
                 scope,
                 group_id,
-                GroupStatus::Active,
-                Some(next),
-                std::slice::from_ref(&event),
-                now,
+                &GroupAdvance {
+                    status: GroupStatus::Active,
+                    company_state: Some(next),
+                    events: vec![event],
+                    now,
+                },
             )
             .await?)
     }

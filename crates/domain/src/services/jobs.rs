@@ -86,28 +86,26 @@ impl Worker {
         let Some(job) = self.store.claim_job(kinds, now, JOB_LEASE_MS).await? else {
             return Ok(Step::Idle);
         };
-        let id = job.job.id.clone();
+        let claim = job.claim();
         match handler.run(&job).await {
             Ok(output) => {
                 self.store
-                    .complete_job(&id, job.attempts, &output.events, output.result.as_deref())
+                    .complete_job(&claim, &output.events, output.result.as_deref())
                     .await?;
-                Ok(Step::Completed(id))
+                Ok(Step::Completed(claim.id))
             }
             Err(message) if job.attempts < MAX_JOB_ATTEMPTS => {
                 // 1 s, 2 s, 4 s, 8 s between attempts.
                 let backoff = 1_000_i64 << job.attempts.saturating_sub(1).min(10);
                 let retry_at = self.clock.now_ms().saturating_add(backoff);
                 self.store
-                    .fail_job(&id, job.attempts, Some(retry_at), &message)
+                    .fail_job(&claim, Some(retry_at), &message)
                     .await?;
-                Ok(Step::Retrying(id))
+                Ok(Step::Retrying(claim.id))
             }
             Err(message) => {
-                self.store
-                    .fail_job(&id, job.attempts, None, &message)
-                    .await?;
-                Ok(Step::Failed(id))
+                self.store.fail_job(&claim, None, &message).await?;
+                Ok(Step::Failed(claim.id))
             }
         }
     }

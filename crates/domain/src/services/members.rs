@@ -16,7 +16,7 @@ use crate::error::FieldError;
 use crate::ids::{GroupId, MemberId};
 use crate::job::NewJob;
 use crate::member::{MemberFilter, MemberState, check_termination};
-use crate::page::{Page, PageRequest};
+use crate::page::{GroupQuery, Page, PageRequest};
 use crate::ports::{Clock, Entropy, JobWaker, Minter, now_secs};
 use crate::scope::Scope;
 use crate::services::{MemberRefusal, ServiceError};
@@ -213,7 +213,14 @@ impl Members {
         }
         Ok(self
             .census
-            .census_page(scope, group_id, filter, page)
+            .census_page(
+                scope,
+                GroupQuery {
+                    group: group_id,
+                    filter: *filter,
+                    page,
+                },
+            )
             .await?)
     }
 }

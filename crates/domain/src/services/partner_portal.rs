@@ -335,10 +335,10 @@ impl PartnerPortal {
         form: NewPassword<'_>,
         ip: Option<&str>,
     ) -> Result<PartnerSignedIn, ServiceError> {
-        let AcceptedLink { hash, link, phc } = self
+        let AcceptedLink { link, using } = self
             .ports
             .credentials
-            .accept_link(&*self.ports.store, &form, self.now())
+            .accept_link(&*self.ports.store, &form, visitor, self.now())
             .await?;
         let cookie = self.secret();
         let session = self.new_session(&cookie, &link.user, false);
@@ -352,12 +352,7 @@ impl PartnerPortal {
             AuditAction::PasswordSet,
             actor.user.email.clone(),
         );
-        credentials::link_used(
-            self.ports
-                .store
-                .use_link(&hash, &phc, &session, visitor.map(digest), audit)
-                .await,
-        )?;
+        credentials::link_used(self.ports.store.use_link(&using, &session, audit).await)?;
         Ok(PartnerSignedIn {
             cookie,
             second_factor_pending: false,

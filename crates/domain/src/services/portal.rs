@@ -164,10 +164,10 @@ impl Portal {
         visitor: Option<&str>,
         form: NewPassword<'_>,
     ) -> Result<SignedIn, ServiceError> {
-        let AcceptedLink { hash, link, phc } = self
+        let AcceptedLink { link, using } = self
             .ports
             .credentials
-            .accept_link(&*self.ports.store, &form, self.now())
+            .accept_link(&*self.ports.store, &form, visitor, self.now())
             .await?;
         let cookie = self.secret();
         let session = NewSession {
@@ -176,11 +176,10 @@ impl Portal {
             csrf: self.secret(),
             created_at: self.now(),
         };
-        let replaces = visitor.map(digest);
         credentials::link_used(
             self.ports
                 .store
-                .use_link(&hash, &phc, &session, replaces, self.now())
+                .use_link(&using, &session, self.now())
                 .await,
         )?;
         Ok(SignedIn { cookie })

@@ -29,8 +29,7 @@ use time::Date;
 use crate::census::{CensusWrite, MAX_CENSUS_MEMBERS, duplicate_errors, rating_digest};
 use crate::document::{JobPayload, QuoteDocument};
 use crate::error::FieldError;
-use crate::ids::JobId;
-use crate::job::{JobKind, NewJob};
+use crate::job::{JobClaim, JobKind, NewJob};
 use crate::ports::Minter;
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
@@ -406,7 +405,13 @@ impl PriceOnPlan {
             let priced = tokio::task::spawn_blocking(move || prepared.finish())
                 .await
                 .map_err(|e| ServiceError::Internal(Box::new(e)))?;
-            svc.settle(&pending, &job.id, 1, priced, assumptions).await
+            // The request's own claim: the job was stored claimed, its
+            // first attempt.
+            let claim = JobClaim {
+                id: job.id,
+                attempt: 1,
+            };
+            svc.settle(&pending, &claim, priced, assumptions).await
         });
         let remaining = self.wait_budget.saturating_sub(received.elapsed());
         match tokio::time::timeout(remaining, task).await {
@@ -416,29 +421,25 @@ impl PriceOnPlan {
         }
     }
 
-    /// Stores a pricing's outcome on its quote and completes the job (claim
-    /// `attempt`); a failed pricing fails the job. A quote another worker
+    /// Stores a pricing's outcome on its quote and completes the job under
+    /// `claim`; a failed pricing fails the job. A quote another worker
     /// finished meanwhile is read back as it is.
     async fn settle(
         &self,
         pending: &Quote,
-        job: &JobId,
-        attempt: u32,
+        claim: &JobClaim,
         priced: Result<pricing_core::PriceOnPlan, PricingError>,
         assumptions: Vec<String>,
     ) -> Result<Quote, ServiceError> {
         let finished = self.finish_quote(pending, priced, assumptions).await;
         match &finished {
             Ok(_) => {
-                self.ports
-                    .jobs
-                    .complete_job(job, attempt, &[], None)
-                    .await?;
+                self.ports.jobs.complete_job(claim, &[], None).await?;
             }
             Err(e) => {
                 self.ports
                     .jobs
-                    .fail_job(job, attempt, None, &e.to_string())
+                    .fail_job(claim, None, &e.to_string())
                     .await?;
             }
         }

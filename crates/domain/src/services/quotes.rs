@@ -28,7 +28,7 @@ use crate::event::NewEvent;
 use crate::group::Group;
 use crate::ids::{GroupId, QuoteId};
 use crate::job::JobKind;
-use crate::page::{Page, PageRequest};
+use crate::page::{GroupQuery, Page, PageRequest};
 use crate::ports::Minter;
 use crate::quote::{Quote, QuoteFilter, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
@@ -444,7 +444,12 @@ impl Quotes {
     ) -> Result<Page<Quote>, ServiceError> {
         // An unknown group is not found, not an empty list.
         self.ports.groups.group(scope, group).await?;
-        Ok(self.ports.quotes.quotes(scope, group, filter, page).await?)
+        let query = GroupQuery {
+            group,
+            filter: *filter,
+            page,
+        };
+        Ok(self.ports.quotes.quotes(scope, query).await?)
     }
 
     /// Underwriting finalizes an `in_review` quote: it becomes `ready` and

@@ -28,7 +28,10 @@ use crate::ports::{Clock, Deliverer, Entropy, Minter, Sealer};
 use crate::scope::Scope;
 use crate::services::ServiceError;
 use crate::services::mailbox::Mailbox;
-use crate::store::{Conflict, OutboxStore, PartnerStore, PartnerUserStore, WebhookStore};
+use crate::store::{
+    Conflict, HealthChange, OutboxStore, PartnerStore, PartnerUserStore, SecretRotation,
+    WebhookStore,
+};
 use crate::webhook::attempt::{AttemptFilter, AttemptIds, DeliveryAttempt};
 use crate::webhook::{EndpointState, WebhookEndpoint, check_url, secret_from_bytes};
 
@@ -201,7 +204,15 @@ impl Webhooks {
         {
             self.ports
                 .endpoints
-                .set_health(scope, old.created_at, EndpointState::Enabled, None, &[])
+                .set_health(
+                    scope,
+                    old.created_at,
+                    &HealthChange {
+                        state: EndpointState::Enabled,
+                        failing_since_ms: None,
+                        jobs: Vec::new(),
+                    },
+                )
                 .await?;
             return Ok(Registered {
                 url: old.url,
@@ -264,7 +275,14 @@ impl Webhooks {
         if !self
             .ports
             .endpoints
-            .rotate_secret(scope, endpoint.created_at, sealed, previous)
+            .rotate_secret(
+                scope,
+                endpoint.created_at,
+                SecretRotation {
+                    sealed_secret: sealed,
+                    previous,
+                },
+            )
             .await?
         {
             return Err(ServiceError::Conflict(Conflict::EndpointMoved));

@@ -2,11 +2,10 @@
 
 use async_trait::async_trait;
 
-use crate::census::{CensusOutcome, CensusWrite, MemberWrite, StoredMember};
-use crate::event::NewEvent;
+use crate::census::{CensusOutcome, CensusWrite, ElectionsWrite, MemberWrite, StoredMember};
 use crate::ids::{GroupId, MemberId};
-use crate::member::{MemberFilter, MemberState};
-use crate::page::{Page, PageRequest};
+use crate::member::MemberFilter;
+use crate::page::{GroupQuery, Page};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 
@@ -28,17 +27,15 @@ pub trait CensusStore: Send + Sync {
         write: &CensusWrite,
     ) -> StoreResult<CensusOutcome>;
 
-    /// A page of a group's census members that `filter` keeps, newest
-    /// first over `(created_at, id)`.
+    /// A page of the group's census members that the list's filter
+    /// keeps, newest first over `(created_at, id)`.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such group.
-    async fn census_page(
+    async fn census_page<'a>(
         &self,
         scope: &Scope,
-        group: &GroupId,
-        filter: &MemberFilter,
-        page: &PageRequest,
+        list: GroupQuery<'a, MemberFilter>,
     ) -> StoreResult<Page<StoredMember>>;
 
     /// Adds one member (a new hire) with its state, then, in the same
@@ -71,21 +68,14 @@ pub trait CensusStore: Send + Sync {
         id: &MemberId,
     ) -> StoreResult<StoredMember>;
 
-    /// Records elections: each member's new roster state, and `events`
-    /// (`deductions.changed`), in one transaction under the group's lock.
+    /// Records elections: each member's new roster state, the events
+    /// (`deductions.changed`) and the jobs, in one transaction under the
+    /// group's lock.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such
     /// group or a member is not the group's.
-    async fn record_elections(
-        &self,
-        scope: &Scope,
-        group: &GroupId,
-        states: &[(MemberId, MemberState)],
-        events: &[NewEvent],
-        jobs: &[crate::job::NewJob],
-        now: i64,
-    ) -> StoreResult<()>;
+    async fn record_elections(&self, scope: &Scope, write: &ElectionsWrite) -> StoreResult<()>;
 
     /// The whole census of a group, in the order of its last write.
     ///

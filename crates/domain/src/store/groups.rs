@@ -10,6 +10,20 @@ use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 
+/// One forward move of a group, as [`GroupStore::advance_group`] applies
+/// it in a single transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupAdvance {
+    /// The status to move to (a status behind the stored one is kept).
+    pub status: GroupStatus,
+    /// The next company state, if the move changes it.
+    pub company_state: Option<CompanyState>,
+    /// Events announcing the move, appended to the outbox.
+    pub events: Vec<NewEvent>,
+    /// Unix seconds.
+    pub now: i64,
+}
+
 /// Employer groups.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
@@ -53,22 +67,20 @@ pub trait GroupStore: Send + Sync {
     /// group holds the new domain.
     async fn update_group(&self, scope: &Scope, group: &Group) -> StoreResult<()>;
 
-    /// Moves status and company state forward (status never moves back)
-    /// and appends `events` in the same transaction. The company state
-    /// only moves none → `sandbox` → `prod`, checked under the group's lock.
+    /// Moves status and company state forward as `change` says (status
+    /// never moves back) and appends its events in the same transaction.
+    /// The company state only moves none → `sandbox` → `prod`, checked
+    /// under the group's lock.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such
-    /// group, and [`Conflict::CompanyStateMoved`](crate::store::Conflict::CompanyStateMoved) when `company_state` is
+    /// group, and [`Conflict::CompanyStateMoved`](crate::store::Conflict::CompanyStateMoved) when `change.company_state` is
     /// not the next state of the stored one.
     async fn advance_group(
         &self,
         scope: &Scope,
         id: &GroupId,
-        status: GroupStatus,
-        company_state: Option<CompanyState>,
-        events: &[NewEvent],
-        now: i64,
+        change: &GroupAdvance,
     ) -> StoreResult<Group>;
 
     /// Whether an enrolled or active group of `mode` (any partner) holds

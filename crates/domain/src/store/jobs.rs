@@ -3,8 +3,8 @@
 use async_trait::async_trait;
 
 use crate::event::NewEvent;
-use crate::ids::{GroupId, JobId};
-use crate::job::{Job, JobKind, NewJob};
+use crate::ids::GroupId;
+use crate::job::{Job, JobClaim, JobKind, NewJob};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 
@@ -33,17 +33,15 @@ pub trait JobStore: Send + Sync {
     ) -> StoreResult<Option<Job>>;
 
     /// Marks a claimed job done, stores its `result` and appends `events`,
-    /// in one transaction, if the claim still holds: `attempt` is the
-    /// claimed job's `attempts`, the fencing token of that claim. Returns
-    /// `false`, changing nothing, when the job was superseded meanwhile or
-    /// its lease ran out and another worker claimed it again.
+    /// in one transaction, if `claim` still holds. Returns `false`,
+    /// changing nothing, when the job was superseded meanwhile or its
+    /// lease ran out and another worker claimed it again.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown job.
     async fn complete_job<'a>(
         &self,
-        id: &JobId,
-        attempt: u32,
+        claim: &JobClaim,
         events: &[NewEvent],
         result: Option<&'a str>,
     ) -> StoreResult<bool>;
@@ -61,15 +59,14 @@ pub trait JobStore: Send + Sync {
     ) -> StoreResult<Option<String>>;
 
     /// Puts a claimed job back to run at `retry_at_ms`, or marks it failed
-    /// when `retry_at_ms` is `None` — if the claim `attempt` still holds
-    /// (otherwise nothing changes and `false` is returned).
+    /// when `retry_at_ms` is `None` — if `claim` still holds (otherwise
+    /// nothing changes and `false` is returned).
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown job.
     async fn fail_job(
         &self,
-        id: &JobId,
-        attempt: u32,
+        claim: &JobClaim,
         retry_at_ms: Option<i64>,
         error: &str,
     ) -> StoreResult<bool>;

@@ -9,9 +9,10 @@ use crate::job::NewJob;
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::partner_user::{
-    AuditEntry, NewUser, NewUserSession, PartnerUser, StoredUserLink, UserLink, UserSession,
+    AuditEntry, NewUser, NewUserSession, PartnerUser, StoredUserLink, TotpEnrolment, UserLink,
+    UserSession,
 };
-use crate::portal::Lockout;
+use crate::portal::{LinkUse, Lockout};
 use crate::store::StoreResult;
 
 /// Partner users, links, sessions and the audit log.
@@ -71,17 +72,15 @@ pub trait PartnerUserStore: Send + Sync {
 
     /// Uses a link: marks it used, sets the password hash, clears the
     /// lockout, ends every session of the user and the visitor's session
-    /// `replaces`, starts `session` and writes `audit`.
+    /// the use replaces, starts `session` and writes `audit`.
     ///
     /// # Errors
     /// MUST return [`Conflict::LinkUsed`](crate::store::Conflict::LinkUsed) (nothing written) when the link
     /// was used or superseded meanwhile.
     async fn use_link(
         &self,
-        token_hash: &str,
-        password_hash: &str,
+        link: &LinkUse,
         session: &NewUserSession,
-        replaces: Option<String>,
         audit: AuditEntry,
     ) -> StoreResult<()>;
 
@@ -104,18 +103,16 @@ pub trait PartnerUserStore: Send + Sync {
         audit: Option<AuditEntry>,
     ) -> StoreResult<()>;
 
-    /// Enrols a TOTP secret (sealed) with the digests of its recovery
-    /// codes (replacing any earlier ones), accepting `step`; writes
-    /// `audit`.
+    /// Enrols an authenticator: its sealed secret with the digests of its
+    /// recovery codes (replacing any earlier ones), accepting the
+    /// confirming code's step; writes `audit`.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown user.
     async fn enrol_totp(
         &self,
         user: &UserId,
-        sealed: &str,
-        step: i64,
-        recovery_digests: &[String],
+        enrolment: &TotpEnrolment,
         audit: AuditEntry,
     ) -> StoreResult<()>;
 

@@ -5,7 +5,9 @@ use async_trait::async_trait;
 
 use crate::ids::EnrollmentId;
 use crate::job::NewJob;
-use crate::portal::{Lockout, NewLink, NewSession, PortalAccount, StoredLink, StoredSession};
+use crate::portal::{
+    LinkUse, Lockout, NewLink, NewSession, PortalAccount, StoredLink, StoredSession,
+};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 
@@ -40,20 +42,13 @@ pub trait PortalStore: Send + Sync {
 
     /// Uses the link: marks it used at `now`, sets the account's password
     /// hash, clears its lockout, ends every session of the account and the
-    /// visitor's session `replaces`, and starts `session`.
+    /// visitor's session the use replaces, and starts `session`.
     ///
     /// # Errors
     /// MUST return [`Conflict::LinkUsed`](crate::store::Conflict::LinkUsed) (nothing written) when the link
     /// was used or is no longer the newest, and
     /// [`StoreError::NotFound`](crate::store::StoreError::NotFound) for an unknown digest.
-    async fn use_link(
-        &self,
-        token_hash: &str,
-        password_hash: &str,
-        session: &NewSession,
-        replaces: Option<String>,
-        now: i64,
-    ) -> StoreResult<()>;
+    async fn use_link(&self, link: &LinkUse, session: &NewSession, now: i64) -> StoreResult<()>;
 
     /// The accounts with this normalized address that have a password.
     ///

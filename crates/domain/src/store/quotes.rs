@@ -8,7 +8,7 @@ use crate::event::NewEvent;
 use crate::group::Group;
 use crate::ids::{EnrollmentId, GroupId, QuoteId};
 use crate::job::NewJob;
-use crate::page::{Page, PageRequest};
+use crate::page::{GroupQuery, Page};
 use crate::quote::{Quote, QuoteFilter, QuoteStatus};
 use crate::scope::Scope;
 use crate::store::StoreResult;
@@ -95,16 +95,15 @@ pub trait QuoteStore: Send + Sync {
         now: i64,
     ) -> StoreResult<Option<Quote>>;
 
-    /// A group's quotes that `filter` keeps, newest first.
+    /// A page of the group's quotes that the list's filter keeps, newest
+    /// first.
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when the scope has no such group.
-    async fn quotes(
+    async fn quotes<'a>(
         &self,
         scope: &Scope,
-        group: &GroupId,
-        filter: &QuoteFilter,
-        page: &PageRequest,
+        list: GroupQuery<'a, QuoteFilter>,
     ) -> StoreResult<Page<Quote>>;
 
     /// Stores the group's enrollment, moves the group to `enrolled` with

@@ -9,6 +9,27 @@ use crate::store::StoreResult;
 use crate::webhook::attempt::{AttemptFilter, AttemptIds, DeliveryAttempt};
 use crate::webhook::{EndpointState, PreviousSecret, WebhookEndpoint};
 
+/// An endpoint's new health, as [`WebhookStore::set_health`] writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HealthChange {
+    /// `enabled` or `disabled`.
+    pub state: EndpointState,
+    /// Since when every attempt has failed, Unix milliseconds; `None`
+    /// after a success.
+    pub failing_since_ms: Option<i64>,
+    /// Jobs stored with the change (the emails of a disabling).
+    pub jobs: Vec<NewJob>,
+}
+
+/// A secret rotation, as [`WebhookStore::rotate_secret`] writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretRotation {
+    /// The new secret, sealed.
+    pub sealed_secret: Vec<u8>,
+    /// The rotated-out secret still signing beside it (`None`: none).
+    pub previous: Option<PreviousSecret>,
+}
+
 /// Webhook endpoints, one per partner and mode.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
@@ -41,11 +62,10 @@ pub trait WebhookStore: Send + Sync {
         ids: AttemptIds,
     ) -> StoreResult<bool>;
 
-    /// Sets the scope's endpoint health: its state and since when it has
-    /// been failing. Returns whether an endpoint registered at
-    /// `created_at` (the fencing token: a newer registration is left
-    /// alone) was changed; `jobs` (the emails of a disabling) are stored
-    /// in the same transaction, only when it was.
+    /// Sets the scope's endpoint health to `change`. Returns whether an
+    /// endpoint registered at `created_at` (the fencing token: a newer
+    /// registration is left alone) was changed; the change's jobs are
+    /// stored in the same transaction, only when it was.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
@@ -53,14 +73,12 @@ pub trait WebhookStore: Send + Sync {
         &self,
         scope: &Scope,
         created_at: i64,
-        state: EndpointState,
-        failing_since_ms: Option<i64>,
-        jobs: &[NewJob],
+        change: &HealthChange,
     ) -> StoreResult<bool>;
 
     /// Replaces the secret of the endpoint registered at `created_at`
-    /// (the fencing token) with `sealed_secret`, keeping `previous` as the
-    /// rotated-out secret (`None`: none). Returns whether it was changed.
+    /// (the fencing token) as `rotation` says. Returns whether it was
+    /// changed.
     ///
     /// # Errors
     /// Only [`StoreError::Unavailable`](crate::store::StoreError::Unavailable) or [`StoreError::Internal`](crate::store::StoreError::Internal).
@@ -68,8 +86,7 @@ pub trait WebhookStore: Send + Sync {
         &self,
         scope: &Scope,
         created_at: i64,
-        sealed_secret: Vec<u8>,
-        previous: Option<PreviousSecret>,
+        rotation: SecretRotation,
     ) -> StoreResult<bool>;
 
     /// The scope's delivery log, newest first.

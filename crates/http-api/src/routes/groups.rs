@@ -8,16 +8,15 @@ use domain::group::{GroupFilter, GroupStatus};
 use domain::ids::GroupId;
 
 use crate::auth::Caller;
-use crate::body;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::PathId;
+use crate::extract::{Body, PathId, Writable};
 use crate::page;
 use crate::query::{self, Query, kept};
 use crate::reply::Reply;
 use crate::routes::CommonErrors;
 use crate::routes::params::{GroupNotFound, GroupPath};
 use crate::state::AppState;
-use crate::wire::groups::{GroupInput, GroupList, GroupOut, READ_ONLY};
+use crate::wire::groups::{GroupInput, GroupList, GroupOut};
 
 /// The list name bound into this list's cursors.
 const LIST: &str = "groups";
@@ -89,9 +88,8 @@ pub async fn create_group(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
-    bytes: web::Bytes,
+    Body(input, ..): Body<GroupInput, Writable>,
 ) -> Result<Reply, ApiError> {
-    let input: GroupInput = body::parse(&req, &bytes, READ_ONLY)?;
     // The key (already checked by the idempotency layer) travels with the
     // write, so a re-execution after a crash finds the group it made.
     let key = req
@@ -189,11 +187,9 @@ pub async fn get_group(
 pub async fn update_group(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
     id: PathId<GroupId>,
-    bytes: web::Bytes,
+    Body(input, ..): Body<GroupInput, Writable>,
 ) -> Result<Reply, ApiError> {
-    let input: GroupInput = body::parse(&req, &bytes, READ_ONLY)?;
     let group = state
         .groups
         .patch(&caller.scope(), &id, input.into())

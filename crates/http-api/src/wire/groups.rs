@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use domain::group::{Address, Contact, CurrentCoverage, Group, GroupFields};
 
+use crate::extract::ReadOnlyFields;
 use crate::wire::timestamp;
 
 /// A group's address.
@@ -88,6 +89,10 @@ pub const READ_ONLY: &[&str] = &[
     "created_at",
     "updated_at",
 ];
+
+impl ReadOnlyFields for GroupInput {
+    const READ_ONLY: &'static [&'static str] = READ_ONLY;
+}
 
 impl From<GroupInput> for GroupFields {
     fn from(g: GroupInput) -> Self {

@@ -11,16 +11,15 @@ use diesel_async::RunQueryDsl;
 use std::collections::HashMap;
 
 use domain::census::{
-    CensusOutcome, CensusWrite, MemberKeys, MemberWrite, StoredMember, assign_ids, email_key,
-    rating_digest,
+    CensusOutcome, CensusWrite, ElectionsWrite, MemberKeys, MemberWrite, StoredMember, assign_ids,
+    email_key, rating_digest,
 };
-use domain::event::NewEvent;
 use domain::group::GroupStatus;
 use domain::ids::{GroupId, MemberId};
 use domain::job::NewJob;
 use domain::job::{JobKind, JobState};
 use domain::member::{MemberFilter, MemberState};
-use domain::page::{Cursor, Page, PageRequest};
+use domain::page::{Cursor, GroupQuery, Page};
 use domain::scope::Scope;
 use domain::store::{CensusStore, Conflict, StoreError, StoreResult};
 use pricing_core::census::CensusMember;
@@ -281,27 +280,25 @@ impl CensusStore for Store {
         .await?)
     }
 
-    async fn census_page(
+    async fn census_page<'a>(
         &self,
         scope: &Scope,
-        group: &GroupId,
-        filter: &MemberFilter,
-        page: &PageRequest,
+        list: GroupQuery<'a, MemberFilter>,
     ) -> StoreResult<Page<StoredMember>> {
         let mut conn = self.conn().await?;
-        load_group(&mut conn, scope, group.as_str()).await?;
+        load_group(&mut conn, scope, list.group.as_str()).await?;
         let mut query = members::table
-            .filter(members::group_id.eq(group.as_str()))
+            .filter(members::group_id.eq(list.group.as_str()))
             .filter(members::partner_id.eq(scope.partner.as_str()))
             .filter(members::mode.eq(scope.mode.as_str()))
             .into_boxed();
-        if let Some(status) = filter.status {
+        if let Some(status) = list.filter.status {
             query = query.filter(members::status.eq(member_status(Some(status))));
         }
-        if let Some(enrollment) = filter.enrollment_status {
+        if let Some(enrollment) = list.filter.enrollment_status {
             query = query.filter(members::enrollment_status.eq(enrollment.as_str()));
         }
-        let rows = keyset_page!(query, members, page)
+        let rows = keyset_page!(query, members, list.page)
         .select(MemberRow::as_select())
         .load(&mut *conn)
         .await
@@ -310,7 +307,7 @@ impl CensusStore for Store {
             .into_iter()
             .map(MemberRow::into_domain)
             .collect::<StoreResult<Vec<_>>>()?;
-        Ok(Page::from_rows(items, page.limit, |m| Cursor {
+        Ok(Page::from_rows(items, list.page.limit, |m| Cursor {
             created_at: m.created_at,
             id: m.id.to_string(),
         }))
@@ -423,17 +420,17 @@ impl CensusStore for Store {
             .into_domain()
     }
 
-    async fn record_elections(
-        &self,
-        scope: &Scope,
-        group: &GroupId,
-        states: &[(MemberId, MemberState)],
-        events: &[NewEvent],
-        jobs: &[NewJob],
-        now: i64,
-    ) -> StoreResult<()> {
+    async fn record_elections(&self, scope: &Scope, write: &ElectionsWrite) -> StoreResult<()> {
+        let ElectionsWrite {
+            group_id,
+            states,
+            events,
+            jobs,
+            now,
+        } = write;
+        let now = *now;
         let job_rows = job_rows(jobs)?;
-                let gid = group.to_string();
+                let gid = group_id.to_string();
         outbox_tx!(self, async |c: &mut Conn| {
             lock_group(c, scope, &gid).await?;
             for (id, state) in states {

@@ -5,13 +5,12 @@ use diesel::{
     BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
 };
 use diesel_async::RunQueryDsl;
-use domain::event::NewEvent;
 use domain::group::{CompanyState, Group, GroupFilter, GroupStatus};
 use domain::ids::GroupId;
 use domain::mode::Mode;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
-use domain::store::{Conflict, GroupStore, StoreError, StoreResult};
+use domain::store::{Conflict, GroupAdvance, GroupStore, StoreError, StoreResult};
 
 use super::outbox::append_events;
 use super::{Conn, Store};
@@ -216,14 +215,17 @@ impl GroupStore for Store {
         &self,
         scope: &Scope,
         id: &GroupId,
-        status: GroupStatus,
-        company_state: Option<CompanyState>,
-        events: &[NewEvent],
-        now: i64,
+        change: &GroupAdvance,
     ) -> StoreResult<Group> {
+        let GroupAdvance {
+            status,
+            company_state,
+            now,
+            ..
+        } = *change;
                 Ok(outbox_tx!(self, async |c: &mut Conn| {
             let group = advance(c, scope, id.as_str(), status, company_state, now).await?;
-            append_events(c, events, now.saturating_mul(1000)).await?;
+            append_events(c, &change.events, now.saturating_mul(1000)).await?;
             Ok::<_, TxError>(group)
         })
         .await?)

@@ -7,7 +7,7 @@ use diesel::{
 use diesel_async::RunQueryDsl;
 use domain::event::NewEvent;
 use domain::ids::{GroupId, JobId, ProcessId};
-use domain::job::{Job, JobKind, JobState, NewJob};
+use domain::job::{Job, JobClaim, JobKind, JobState, NewJob};
 use domain::scope::Scope;
 use domain::store::{JobStore, StoreError, StoreResult};
 
@@ -77,8 +77,7 @@ impl JobStore for Store {
 
     async fn complete_job<'a>(
         &self,
-        id: &JobId,
-        attempt: u32,
+        claim: &JobClaim,
         list: &[NewEvent],
         result: Option<&'a str>,
     ) -> StoreResult<bool> {
@@ -94,9 +93,9 @@ impl JobStore for Store {
             // so a supersede or a re-claim that commits first wins.
             let n = diesel::update(
                 jobs::table
-                    .filter(jobs::id.eq(id.as_str()))
+                    .filter(jobs::id.eq(claim.id.as_str()))
                     .filter(jobs::state.eq(JobState::Running.as_str()))
-                    .filter(jobs::attempts.eq(int(attempt))),
+                    .filter(jobs::attempts.eq(int(claim.attempt))),
             )
             .set((
                 jobs::state.eq(JobState::Done.as_str()),
@@ -106,7 +105,7 @@ impl JobStore for Store {
             .execute(c)
             .await?;
             if n == 0 {
-                exists(c, id).await?;
+                exists(c, &claim.id).await?;
                 return Ok(false);
             }
             // The newest finished job of a group and kind is the only one
@@ -114,7 +113,7 @@ impl JobStore for Store {
             // finished, failed and superseded jobs of that kind, so the
             // table holds about one job per group and kind.
             let done: JobRow = jobs::table
-                .find(id.as_str())
+                .find(claim.id.as_str())
                 .select(JobRow::as_select())
                 .first(c)
                 .await?;
@@ -123,7 +122,7 @@ impl JobStore for Store {
                     jobs::table
                         .filter(jobs::group_id.eq(group))
                         .filter(jobs::kind.eq(&done.kind))
-                        .filter(jobs::id.ne(id.as_str()))
+                        .filter(jobs::id.ne(claim.id.as_str()))
                         .filter(jobs::state.eq_any([
                             JobState::Done.as_str(),
                             JobState::Failed.as_str(),
@@ -141,8 +140,7 @@ impl JobStore for Store {
 
     async fn fail_job(
         &self,
-        id: &JobId,
-        attempt: u32,
+        claim: &JobClaim,
         retry_at_ms: Option<i64>,
         error: &str,
     ) -> StoreResult<bool> {
@@ -152,9 +150,9 @@ impl JobStore for Store {
         };
         Ok(write_tx!(self, async |c: &mut Conn| {
             let target = jobs::table
-                .filter(jobs::id.eq(id.as_str()))
+                .filter(jobs::id.eq(claim.id.as_str()))
                 .filter(jobs::state.eq(JobState::Running.as_str()))
-                .filter(jobs::attempts.eq(int(attempt)));
+                .filter(jobs::attempts.eq(int(claim.attempt)));
             let n = diesel::update(target)
                 .set((
                     jobs::state.eq(state.as_str()),
@@ -164,11 +162,11 @@ impl JobStore for Store {
                 .execute(c)
                 .await?;
             if n == 0 {
-                exists(c, id).await?;
+                exists(c, &claim.id).await?;
                 return Ok(false);
             }
             if let Some(at) = run_after {
-                diesel::update(jobs::table.find(id.as_str()))
+                diesel::update(jobs::table.find(claim.id.as_str()))
                     .set(jobs::run_after_ms.eq(at))
                     .execute(c)
                     .await?;

@@ -13,10 +13,10 @@ use domain::job::NewJob;
 use domain::mode::Mode;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::partner_user::{
-    AuditEntry, NewUser, NewUserSession, PartnerUser, StoredUserLink,
-    UserLink, UserSession,
+    AuditEntry, NewUser, NewUserSession, PartnerUser, StoredUserLink, TotpEnrolment, UserLink,
+    UserSession,
 };
-use domain::portal::Lockout;
+use domain::portal::{LinkUse, Lockout};
 use domain::store::{PartnerUserStore, StoreError, StoreResult};
 
 use super::partner_user_rows::{
@@ -179,24 +179,13 @@ impl PartnerUserStore for Store {
 
     async fn use_link(
         &self,
-        token_hash: &str,
-        password_hash: &str,
+        link: &LinkUse,
         session: &NewUserSession,
-        replaces: Option<String>,
         entry: AuditEntry,
     ) -> StoreResult<()> {
         let now = session.created_at;
                 write_tx!(self, async |c: &mut Conn| {
-            use_link!(
-                c,
-                links.user_id,
-                users,
-                sessions.user_id,
-                token_hash,
-                password_hash,
-                replaces.clone().unwrap_or_default(),
-                now
-            );
+            use_link!(c, links.user_id, users, sessions.user_id, link, now);
             insert_session(c, session).await?;
             write_audit(c, &entry).await
         })
@@ -233,16 +222,14 @@ impl PartnerUserStore for Store {
     async fn enrol_totp(
         &self,
         user: &UserId,
-        sealed: &str,
-        step: i64,
-        recovery_digests: &[String],
+        enrolment: &TotpEnrolment,
         entry: AuditEntry,
     ) -> StoreResult<()> {
                 write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(users::table.find(user.as_str()))
                 .set((
-                    users::totp_sealed.eq(sealed),
-                    users::totp_last_step.eq(step),
+                    users::totp_sealed.eq(&enrolment.sealed),
+                    users::totp_last_step.eq(enrolment.step),
                 ))
                 .execute(c)
                 .await?;
@@ -252,7 +239,7 @@ impl PartnerUserStore for Store {
             diesel::delete(codes::table.filter(codes::user_id.eq(user.as_str())))
                 .execute(c)
                 .await?;
-            for d in recovery_digests {
+            for d in &enrolment.recovery_digests {
                 diesel::insert_into(codes::table)
                     .values((codes::user_id.eq(user.as_str()), codes::code_hash.eq(d)))
                     .execute(c)

@@ -11,7 +11,9 @@ use diesel::{
 use diesel_async::RunQueryDsl;
 use domain::ids::{EnrollmentId, GroupId};
 use domain::job::NewJob;
-use domain::portal::{Lockout, NewLink, NewSession, PortalAccount, StoredLink, StoredSession};
+use domain::portal::{
+    LinkUse, Lockout, NewLink, NewSession, PortalAccount, StoredLink, StoredSession,
+};
 use domain::scope::Scope;
 use domain::store::{PortalStore, StoreError, StoreResult};
 
@@ -197,23 +199,14 @@ impl PortalStore for Store {
         )
     }
 
-    async fn use_link(
-        &self,
-        token_hash: &str,
-        password_hash: &str,
-        session: &NewSession,
-        replaces: Option<String>,
-        now: i64,
-    ) -> StoreResult<()> {
+    async fn use_link(&self, link: &LinkUse, session: &NewSession, now: i64) -> StoreResult<()> {
         write_tx!(self, async |c: &mut Conn| {
             use_link!(
                 c,
                 portal_links.enrollment_id,
                 portal_accounts,
                 portal_sessions.enrollment_id,
-                token_hash,
-                password_hash,
-                replaces.unwrap_or_default(),
+                link,
                 now
             );
             insert_session(c, session).await

@@ -12,7 +12,7 @@ use domain::group::{CompanyState, GroupStatus};
 use domain::ids::{EnrollmentId, GroupId, QuoteId};
 use domain::job::{JobState, NewJob};
 use domain::portal::NewLink;
-use domain::page::{Cursor, Page, PageRequest};
+use domain::page::{Cursor, GroupQuery, Page};
 use domain::quote::QuoteKind;
 use domain::quote::{Quote, QuoteFilter, QuoteStatus};
 use domain::scope::Scope;
@@ -186,27 +186,25 @@ impl QuoteStore for Store {
             .transpose()
     }
 
-    async fn quotes(
+    async fn quotes<'a>(
         &self,
         scope: &Scope,
-        group: &GroupId,
-        filter: &QuoteFilter,
-        page: &PageRequest,
+        list: GroupQuery<'a, QuoteFilter>,
     ) -> StoreResult<Page<Quote>> {
         let mut conn = self.conn().await?;
-        load_group(&mut conn, scope, group.as_str()).await?;
+        load_group(&mut conn, scope, list.group.as_str()).await?;
         let mut query = quotes::table
-            .filter(quotes::group_id.eq(group.as_str()))
+            .filter(quotes::group_id.eq(list.group.as_str()))
             .filter(quotes::partner_id.eq(scope.partner.as_str()))
             .filter(quotes::mode.eq(scope.mode.as_str()))
             .into_boxed();
-        if let Some(status) = filter.status {
+        if let Some(status) = list.filter.status {
             query = query.filter(quotes::status.eq(status.as_str()));
         }
-        if let Some(kind) = filter.kind {
+        if let Some(kind) = list.filter.kind {
             query = query.filter(quotes::kind.eq(kind.as_str()));
         }
-        let rows = keyset_page!(query, quotes, page)
+        let rows = keyset_page!(query, quotes, list.page)
         .select(QuoteRow::as_select())
         .load(&mut *conn)
         .await
@@ -215,7 +213,7 @@ impl QuoteStore for Store {
             .into_iter()
             .map(QuoteRow::into_domain)
             .collect::<StoreResult<Vec<_>>>()?;
-        Ok(Page::from_rows(items, page.limit, |q| Cursor {
+        Ok(Page::from_rows(items, list.page.limit, |q| Cursor {
             created_at: q.created_at,
             id: q.id.to_string(),
         }))

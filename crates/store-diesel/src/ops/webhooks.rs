@@ -10,10 +10,9 @@ use diesel::{
 use diesel_async::RunQueryDsl;
 use domain::event::{DeliveryState, Event, EventType};
 use domain::ids::EventId;
-use domain::job::NewJob;
 use domain::page::{Cursor, Page, PageRequest};
 use domain::scope::Scope;
-use domain::store::{StoreResult, WebhookStore};
+use domain::store::{HealthChange, SecretRotation, StoreResult, WebhookStore};
 use domain::webhook::attempt::{
     AttemptFilter, AttemptIds, AttemptOutcome, DeliveryAttempt, FailureReason,
 };
@@ -260,16 +259,14 @@ impl WebhookStore for Store {
         &self,
         scope: &Scope,
         created_at: i64,
-        state: EndpointState,
-        failing_since_ms: Option<i64>,
-        jobs: &[NewJob],
+        change: &HealthChange,
     ) -> StoreResult<bool> {
-        let rows = super::shared::job_rows(jobs)?;
+        let rows = super::shared::job_rows(&change.jobs)?;
                 let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(registered!(scope, created_at))
             .set((
-                endpoints::state.eq(state.as_str()),
-                endpoints::failing_since_ms.eq(failing_since_ms),
+                endpoints::state.eq(change.state.as_str()),
+                endpoints::failing_since_ms.eq(change.failing_since_ms),
             ))
             .execute(c)
             .await?;
@@ -286,9 +283,12 @@ impl WebhookStore for Store {
         &self,
         scope: &Scope,
         created_at: i64,
-        sealed_secret: Vec<u8>,
-        previous: Option<PreviousSecret>,
+        rotation: SecretRotation,
     ) -> StoreResult<bool> {
+        let SecretRotation {
+            sealed_secret,
+            previous,
+        } = rotation;
         let (old, expires) = previous.map_or((None, None), |p| (Some(p.sealed), Some(p.expires_at)));
                 let n = write_tx!(self, async |c: &mut Conn| {
             let n = diesel::update(registered!(scope, created_at))

@@ -6,7 +6,7 @@ use domain::census::{CensusWrite, rating_digest};
 use domain::group::GroupStatus;
 use domain::ids::{JobId, MemberId};
 use domain::job::{JobKind, JobState, NewJob};
-use domain::page::PageRequest;
+use domain::page::{GroupQuery, PageRequest};
 use domain::scope::Scope;
 use domain::store::StoreError;
 use pricing_core::census::CensusMember;
@@ -14,6 +14,7 @@ use time::macros::date;
 
 use crate::groups::group;
 use crate::harness::{TestDb, partner};
+use crate::jobs::claim;
 use crate::on_both;
 
 pub fn member(ext: Option<&str>, email: Option<&str>, zip: &str) -> CensusMember {
@@ -123,7 +124,7 @@ async fn replace_keeps_ids_by_external_id_then_email(t: TestDb) {
     assert_eq!(open.state, JobState::Queued);
     assert!(
         !s.jobs
-            .complete_job(&JobId::from_bytes([1, 0, 0, 0, 0, 1]), 0, &[], None)
+            .complete_job(&claim(&JobId::from_bytes([1, 0, 0, 0, 0, 1]), 0), &[], None)
             .await
             .unwrap()
     );
@@ -131,12 +132,7 @@ async fn replace_keeps_ids_by_external_id_then_email(t: TestDb) {
     // Pages: newest first over (created_at, id).
     let page = s
         .census
-        .census_page(
-            &sc,
-            &g.id,
-            &domain::member::MemberFilter::default(),
-            &PageRequest::first(2),
-        )
+        .census_page(&sc, GroupQuery::all(&g.id, &PageRequest::first(2)))
         .await
         .unwrap();
     assert_eq!(page.items[0].id, after[2].id);
@@ -144,12 +140,13 @@ async fn replace_keeps_ids_by_external_id_then_email(t: TestDb) {
         .census
         .census_page(
             &sc,
-            &g.id,
-            &domain::member::MemberFilter::default(),
-            &PageRequest {
-                limit: 2,
-                after: page.next,
-            },
+            GroupQuery::all(
+                &g.id,
+                &PageRequest {
+                    limit: 2,
+                    after: page.next,
+                },
+            ),
         )
         .await
         .unwrap();

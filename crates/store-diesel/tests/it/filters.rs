@@ -4,6 +4,7 @@
 use domain::event::{EventFilter, EventType};
 use domain::group::{GroupFilter, GroupStatus};
 use domain::page::PageRequest;
+use domain::store::GroupAdvance;
 use store_diesel::Database;
 
 use crate::groups::group;
@@ -22,7 +23,16 @@ async fn group_filters_keep_their_rows(t: TestDb) {
         s.groups.insert_group(g).await.unwrap();
     }
     s.groups
-        .advance_group(&sc, &c.id, GroupStatus::CensusReceived, None, &[], 103)
+        .advance_group(
+            &sc,
+            &c.id,
+            &GroupAdvance {
+                status: GroupStatus::CensusReceived,
+                company_state: None,
+                events: Vec::new(),
+                now: 103,
+            },
+        )
         .await
         .unwrap();
     let ids = |filter: GroupFilter| {

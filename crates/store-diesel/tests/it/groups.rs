@@ -6,7 +6,7 @@ use domain::ids::GroupId;
 use domain::mode::Mode;
 use domain::page::PageRequest;
 use domain::scope::Scope;
-use domain::store::{Conflict, StoreError};
+use domain::store::{Conflict, GroupAdvance, StoreError};
 
 use crate::harness::{TestDb, partner};
 use crate::on_both;
@@ -89,14 +89,32 @@ async fn an_enrolled_domain_is_held_in_its_mode(t: TestDb) {
     s.groups.insert_group(&g2).await.unwrap();
     let moved = s
         .groups
-        .advance_group(&a, &g1.id, GroupStatus::Enrolled, None, &[], 102)
+        .advance_group(
+            &a,
+            &g1.id,
+            &GroupAdvance {
+                status: GroupStatus::Enrolled,
+                company_state: None,
+                events: Vec::new(),
+                now: 102,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(moved.status, GroupStatus::Enrolled);
     // Status never moves back.
     let still = s
         .groups
-        .advance_group(&a, &g1.id, GroupStatus::CensusReceived, None, &[], 103)
+        .advance_group(
+            &a,
+            &g1.id,
+            &GroupAdvance {
+                status: GroupStatus::CensusReceived,
+                company_state: None,
+                events: Vec::new(),
+                now: 103,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(still.status, GroupStatus::Enrolled);
@@ -121,7 +139,16 @@ async fn an_enrolled_domain_is_held_in_its_mode(t: TestDb) {
     // A second group cannot reach enrolled on a held domain either.
     assert!(
         s.groups
-            .advance_group(&b, &g2.id, GroupStatus::Enrolled, None, &[], 106)
+            .advance_group(
+                &b,
+                &g2.id,
+                &GroupAdvance {
+                    status: GroupStatus::Enrolled,
+                    company_state: None,
+                    events: Vec::new(),
+                    now: 106
+                }
+            )
             .await
             .is_err()
     );

@@ -10,7 +10,7 @@ use domain::document::job::CensusCounts;
 use domain::event::DeliveryState;
 use domain::idempotency::Begin;
 use domain::ids::{GroupId, JobId};
-use domain::job::{JobKind, JobState, NewJob};
+use domain::job::{JobClaim, JobKind, JobState, NewJob};
 use domain::scope::Scope;
 use domain::store::StoreError;
 
@@ -18,6 +18,14 @@ use crate::harness::{TestDb, partner, process};
 use crate::idempotency::req;
 use crate::on_both;
 use crate::outbox::event;
+
+/// The claim of `id` under its attempt `attempt`.
+pub fn claim(id: &JobId, attempt: u32) -> JobClaim {
+    JobClaim {
+        id: id.clone(),
+        attempt,
+    }
+}
 
 /// A payload of `kind`, told apart by `n`.
 pub fn payload(kind: JobKind, n: u32) -> JobPayload {
@@ -110,14 +118,19 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
     // neither fail nor complete the job.
     assert!(
         !s.jobs
-            .fail_job(&j.id, 1, Some(1_200), "late")
+            .fail_job(&claim(&j.id, 1), Some(1_200), "late")
             .await
             .unwrap()
     );
-    assert!(!s.jobs.complete_job(&j.id, 1, &[], None).await.unwrap());
+    assert!(
+        !s.jobs
+            .complete_job(&claim(&j.id, 1), &[], None)
+            .await
+            .unwrap()
+    );
     assert!(
         s.jobs
-            .fail_job(&j.id, 2, Some(5_000), "boom")
+            .fail_job(&claim(&j.id, 2), Some(5_000), "boom")
             .await
             .unwrap()
     );
@@ -148,7 +161,7 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
     let e = event(7, &sc, 5);
     assert!(
         s.jobs
-            .complete_job(&j.id, 3, std::slice::from_ref(&e), None)
+            .complete_job(&claim(&j.id, 3), std::slice::from_ref(&e), None)
             .await
             .unwrap()
     );
@@ -175,14 +188,19 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
         .unwrap()
         .unwrap();
     // A stale completion after the job is done changes nothing.
-    assert!(!s.jobs.complete_job(&j.id, 3, &[], None).await.unwrap());
-    assert!(!s.jobs.fail_job(&j.id, 3, Some(1), "late").await.unwrap());
     assert!(
-        s.jobs
-            .fail_job(&p.job.id, p.attempts, None, "gave up")
+        !s.jobs
+            .complete_job(&claim(&j.id, 3), &[], None)
             .await
             .unwrap()
     );
+    assert!(
+        !s.jobs
+            .fail_job(&claim(&j.id, 3), Some(1), "late")
+            .await
+            .unwrap()
+    );
+    assert!(s.jobs.fail_job(&p.claim(), None, "gave up").await.unwrap());
     assert!(
         s.jobs
             .claim_job(&[JobKind::PriceOnPlan], 99_000, 100)
@@ -192,13 +210,13 @@ async fn jobs_are_leased_resumed_retried_and_completed(t: TestDb) {
     );
     assert!(matches!(
         s.jobs
-            .complete_job(&JobId::from_bytes([9; 6]), 1, &[], None)
+            .complete_job(&claim(&JobId::from_bytes([9; 6]), 1), &[], None)
             .await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
         s.jobs
-            .fail_job(&JobId::from_bytes([9; 6]), 1, None, "x")
+            .fail_job(&claim(&JobId::from_bytes([9; 6]), 1), None, "x")
             .await,
         Err(StoreError::NotFound)
     ));
@@ -272,7 +290,12 @@ async fn a_dead_processs_job_is_claimed_at_once(t: TestDb) {
         .unwrap();
     assert_eq!((c2.job.id.clone(), c2.attempts), (j.id.clone(), 2));
     b.processes.register_process(t0 + 11_000).await.unwrap();
-    assert!(!a.jobs.fail_job(&j.id, 1, Some(t0), "late").await.unwrap());
+    assert!(
+        !a.jobs
+            .fail_job(&claim(&j.id, 1), Some(t0), "late")
+            .await
+            .unwrap()
+    );
     assert!(
         a.jobs
             .claim_job(&kinds, t0 + 12_000, 60_000)
@@ -289,7 +312,12 @@ async fn a_dead_processs_job_is_claimed_at_once(t: TestDb) {
         .unwrap()
         .unwrap();
     assert_eq!(c3.attempts, 3);
-    assert!(a.jobs.complete_job(&j.id, 3, &[], None).await.unwrap());
+    assert!(
+        a.jobs
+            .complete_job(&claim(&j.id, 3), &[], None)
+            .await
+            .unwrap()
+    );
 
     // A claim without an owner holds its lease.
     let j2 = job(2, &sc, JobKind::MarketComparison, t0);

@@ -1,5 +1,6 @@
 //! Reads by id alone (operator commands), the latest job result, and a partner's activity.
 
+use domain::census::ElectionsWrite;
 use domain::enrollment::{Enrollment, OnboardingMode};
 use domain::event::{DeliveryState, NewEvent};
 use domain::group::{CompanyState, GroupStatus};
@@ -10,12 +11,13 @@ use domain::partner::Activity;
 use domain::quote::{Quote, QuoteKind, QuoteStatus};
 use domain::scope::Scope;
 use domain::services::quotes::group_pricing_digest;
-use domain::store::{Conflict, StoreError};
+use domain::store::{Conflict, GroupAdvance, StoreError};
 use store_diesel::Stores;
 
 use crate::census::{member, write};
 use crate::groups::group;
 use crate::harness::{TestDb, partner};
+use crate::jobs::claim;
 use crate::on_both;
 use crate::outbox::event;
 
@@ -73,7 +75,7 @@ async fn run_to_done(s: &Stores, j: &NewJob, result: Option<&str>) {
     assert_eq!(c.job.id, j.id);
     assert!(
         s.jobs
-            .complete_job(&j.id, c.attempts, &[], result)
+            .complete_job(&claim(&j.id, c.attempts), &[], result)
             .await
             .unwrap()
     );
@@ -101,10 +103,12 @@ async fn groups_and_quotes_are_found_by_id_in_any_scope(t: TestDb) {
         .advance_group(
             &b_live,
             &g2.id,
-            GroupStatus::Enrolled,
-            Some(CompanyState::Sandbox),
-            &[],
-            150,
+            &GroupAdvance {
+                status: GroupStatus::Enrolled,
+                company_state: Some(CompanyState::Sandbox),
+                events: Vec::new(),
+                now: 150,
+            },
         )
         .await
         .unwrap();
@@ -193,13 +197,13 @@ async fn the_latest_result_is_the_newest_done_jobs_of_the_scope(t: TestDb) {
     assert_eq!(c.job.id, failing.id);
     assert!(
         s.jobs
-            .fail_job(&failing.id, c.attempts, None, "gave up")
+            .fail_job(&claim(&failing.id, c.attempts), None, "gave up")
             .await
             .unwrap()
     );
     assert!(
         !s.jobs
-            .complete_job(&failing.id, c.attempts, &[], Some("late"))
+            .complete_job(&claim(&failing.id, c.attempts), &[], Some("late"))
             .await
             .unwrap()
     );
@@ -219,7 +223,7 @@ async fn the_latest_result_is_the_newest_done_jobs_of_the_scope(t: TestDb) {
     s.census.replace_census(&a, &w).await.unwrap();
     assert!(
         !s.jobs
-            .complete_job(&running.id, c.attempts, &[], Some("superseded"))
+            .complete_job(&claim(&running.id, c.attempts), &[], Some("superseded"))
             .await
             .unwrap()
     );
@@ -233,12 +237,7 @@ async fn the_latest_result_is_the_newest_done_jobs_of_the_scope(t: TestDb) {
         .unwrap()
         .unwrap();
     assert_eq!(Some(&c.job), w.job.as_ref());
-    assert!(
-        s.jobs
-            .complete_job(&c.job.id, c.attempts, &[], None)
-            .await
-            .unwrap()
-    );
+    assert!(s.jobs.complete_job(&c.claim(), &[], None).await.unwrap());
     assert_eq!(latest(s, &a, &g.id, mc).await, None);
 }
 on_both!(the_latest_result_is_the_newest_done_jobs_of_the_scope);
@@ -431,10 +430,15 @@ async fn a_completion_drops_the_groups_earlier_finished_jobs(t: TestDb) {
     }
     // A job that no longer exists is NotFound; one that does, but is not
     // running, is a refused (false) failure.
-    let gone = s.jobs.fail_job(&old.id, 1, None, "late").await;
+    let gone = s.jobs.fail_job(&claim(&old.id, 1), None, "late").await;
     assert!(matches!(gone, Err(StoreError::NotFound)), "{gone:?}");
     for kept in [&other_group, &other_kind, &new] {
-        assert!(!s.jobs.fail_job(&kept.id, 1, None, "late").await.unwrap());
+        assert!(
+            !s.jobs
+                .fail_job(&claim(&kept.id, 1), None, "late")
+                .await
+                .unwrap()
+        );
     }
     assert_eq!(
         latest(s, &a, &g1.id, JobKind::MarketComparison)
@@ -472,11 +476,13 @@ async fn a_member_update_keeps_the_stored_election(t: TestDb) {
     s.census
         .record_elections(
             &a,
-            &g.id,
-            &[(before.id.clone(), elected.clone())],
-            &[],
-            &[],
-            300,
+            &ElectionsWrite {
+                group_id: g.id.clone(),
+                states: vec![(before.id.clone(), elected.clone())],
+                events: Vec::new(),
+                jobs: Vec::new(),
+                now: 300,
+            },
         )
         .await
         .unwrap();

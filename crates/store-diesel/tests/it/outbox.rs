@@ -11,7 +11,7 @@ use domain::ids::{EventId, GroupId};
 use domain::mode::Mode;
 use domain::page::PageRequest;
 use domain::scope::Scope;
-use domain::store::{Conflict, StoreError};
+use domain::store::{Conflict, GroupAdvance, StoreError};
 use domain::webhook::attempt::{AttemptFilter, AttemptOutcome, DeliveryAttempt, FailureReason};
 
 use crate::groups::group;
@@ -44,10 +44,12 @@ async fn events_commit_with_their_change_or_not_at_all(t: TestDb) {
         .advance_group(
             &sc,
             &g.id,
-            GroupStatus::Enrolled,
-            Some(CompanyState::Sandbox),
-            std::slice::from_ref(&e),
-            200,
+            &GroupAdvance {
+                status: GroupStatus::Enrolled,
+                company_state: Some(CompanyState::Sandbox),
+                events: vec![e.clone()],
+                now: 200,
+            },
         )
         .await
         .unwrap();
@@ -63,10 +65,12 @@ async fn events_commit_with_their_change_or_not_at_all(t: TestDb) {
         .advance_group(
             &sc,
             &g.id,
-            GroupStatus::Active,
-            Some(CompanyState::Prod),
-            std::slice::from_ref(&e),
-            300,
+            &GroupAdvance {
+                status: GroupStatus::Active,
+                company_state: Some(CompanyState::Prod),
+                events: vec![e.clone()],
+                now: 300,
+            },
         )
         .await;
     assert!(err.is_err());
@@ -78,10 +82,12 @@ async fn events_commit_with_their_change_or_not_at_all(t: TestDb) {
         .advance_group(
             &sc,
             &g.id,
-            GroupStatus::Enrolled,
-            Some(CompanyState::Sandbox),
-            &[],
-            301,
+            &GroupAdvance {
+                status: GroupStatus::Enrolled,
+                company_state: Some(CompanyState::Sandbox),
+                events: Vec::new(),
+                now: 301,
+            },
         )
         .await;
     assert!(matches!(

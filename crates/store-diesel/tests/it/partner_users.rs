@@ -8,13 +8,15 @@ use domain::ids::{PartnerId, UserId};
 use domain::mode::Mode;
 use domain::page::PageRequest;
 use domain::partner_user::{
-    AuditAction, AuditEntry, NewUser, NewUserSession, Role, UserLink, recovery_code_digest,
+    AuditAction, AuditEntry, NewUser, NewUserSession, Role, TotpEnrolment, UserLink,
+    recovery_code_digest,
 };
 use domain::portal::{LinkState, Lockout, digest};
 use domain::store::{Conflict, StoreError};
 
 use crate::harness::{TestDb, partner};
 use crate::on_both;
+use crate::portal::link_use;
 
 fn new_user(partner: &PartnerId, n: u8, email: &str, role: Role) -> NewUser {
     NewUser {
@@ -43,6 +45,14 @@ fn session(id: &str, user: Option<&UserId>, pending: bool, at: i64) -> NewUserSe
         csrf: format!("csrf-{id}"),
         mode: Mode::Test,
         created_at: at,
+    }
+}
+
+fn enrolment(sealed: &str, step: i64, recovery_digests: &[String]) -> TotpEnrolment {
+    TotpEnrolment {
+        sealed: sealed.to_owned(),
+        step,
+        recovery_digests: recovery_digests.to_vec(),
     }
 }
 
@@ -213,10 +223,8 @@ async fn a_partner_user_link_is_used_once_and_ends_the_users_sessions(t: TestDb)
     // The superseded link writes nothing.
     let stale = s
         .use_link(
-            &digest("one"),
-            "$argon2id$x",
+            &link_use(&digest("one"), "$argon2id$x", None),
             &session("a", Some(&dev.id), false, 1003),
-            None,
             set.clone(),
         )
         .await;
@@ -228,10 +236,8 @@ async fn a_partner_user_link_is_used_once_and_ends_the_users_sessions(t: TestDb)
     assert!(s.session(&digest("old")).await.unwrap().is_some());
 
     s.use_link(
-        &digest("two"),
-        "$argon2id$y",
+        &link_use(&digest("two"), "$argon2id$y", Some(digest("visitor"))),
         &session("new", Some(&dev.id), false, 1003),
-        Some(digest("visitor")),
         set.clone(),
     )
     .await
@@ -257,10 +263,8 @@ async fn a_partner_user_link_is_used_once_and_ends_the_users_sessions(t: TestDb)
     // Used once: the second use writes nothing.
     let again = s
         .use_link(
-            &digest("two"),
-            "$argon2id$z",
+            &link_use(&digest("two"), "$argon2id$z", None),
             &session("b", Some(&dev.id), false, 1004),
-            None,
             set,
         )
         .await;
@@ -307,9 +311,13 @@ async fn partner_user_lockouts_totp_and_recovery_codes_round_trip(t: TestDb) {
     let codes: Vec<String> = (0..10).map(|i| format!("code-{i:02}-abcd")).collect();
     let digests: Vec<String> = codes.iter().map(|c| recovery_code_digest(c)).collect();
     let enrolled = entry(&a.id, 1_004_000, AuditAction::TwoFactorEnrolled, "dev");
-    s.enrol_totp(&dev.id, "c2VhbGVk", 100, &digests, enrolled.clone())
-        .await
-        .unwrap();
+    s.enrol_totp(
+        &dev.id,
+        &enrolment("c2VhbGVk", 100, &digests),
+        enrolled.clone(),
+    )
+    .await
+    .unwrap();
     let user = s.user(&a.id, dev.id.as_str()).await.unwrap();
     assert_eq!(user.totp_sealed.as_deref(), Some("c2VhbGVk"));
     assert_eq!(user.totp_last_step, Some(100));
@@ -344,7 +352,7 @@ async fn partner_user_lockouts_totp_and_recovery_codes_round_trip(t: TestDb) {
     let fresh: Vec<String> = (0..10)
         .map(|i| recovery_code_digest(&format!("new-{i}")))
         .collect();
-    s.enrol_totp(&dev.id, "bmV3", 200, &fresh, enrolled.clone())
+    s.enrol_totp(&dev.id, &enrolment("bmV3", 200, &fresh), enrolled.clone())
         .await
         .unwrap();
     assert_eq!(s.recovery_codes_left(&dev.id).await.unwrap(), 10);
@@ -352,7 +360,9 @@ async fn partner_user_lockouts_totp_and_recovery_codes_round_trip(t: TestDb) {
     let user = s.user(&a.id, dev.id.as_str()).await.unwrap();
     assert_eq!(user.totp_sealed.as_deref(), Some("bmV3"));
     assert_eq!(user.totp_last_step, Some(200));
-    let unknown = s.enrol_totp(&nobody, "x", 1, &fresh, enrolled).await;
+    let unknown = s
+        .enrol_totp(&nobody, &enrolment("x", 1, &fresh), enrolled)
+        .await;
     assert!(matches!(unknown, Err(StoreError::NotFound)), "{unknown:?}");
 }
 
@@ -520,10 +530,14 @@ async fn removing_a_partner_user_ends_its_sessions_links_and_codes(t: TestDb) {
     add(&t, &stays, "two", 1000).await;
     let digests = vec![recovery_code_digest("aaaa-bbbb")];
     let enrolled = entry(&a.id, 1_001_000, AuditAction::TwoFactorEnrolled, "x");
-    s.enrol_totp(&dev.id, "c2VhbGVk", 1, &digests, enrolled.clone())
-        .await
-        .unwrap();
-    s.enrol_totp(&stays.id, "c2VhbGVk", 1, &digests, enrolled)
+    s.enrol_totp(
+        &dev.id,
+        &enrolment("c2VhbGVk", 1, &digests),
+        enrolled.clone(),
+    )
+    .await
+    .unwrap();
+    s.enrol_totp(&stays.id, &enrolment("c2VhbGVk", 1, &digests), enrolled)
         .await
         .unwrap();
     start(&t, "dev", Some(&dev.id), 1002).await;

@@ -5,7 +5,7 @@
 
 use domain::ids::PartnerId;
 use domain::mode::Mode;
-use domain::portal::{Lockout, NewLink, NewSession, digest};
+use domain::portal::{LinkUse, Lockout, NewLink, NewSession, digest};
 use domain::scope::Scope;
 use domain::store::{Conflict, StoreError};
 
@@ -22,6 +22,16 @@ fn link(e: &domain::enrollment::Enrollment, token: &str, at: i64) -> NewLink {
         email: "dana@acme-mfg.com".into(),
         created_at: at,
         expires_at: at + 7 * 86_400,
+    }
+}
+
+/// The use of the link with digest `token_hash`, setting `password_hash`
+/// and replacing the session `replaces`.
+pub fn link_use(token_hash: &str, password_hash: &str, replaces: Option<String>) -> LinkUse {
+    LinkUse {
+        token_hash: token_hash.to_owned(),
+        password_hash: password_hash.to_owned(),
+        replaces,
     }
 }
 
@@ -55,10 +65,8 @@ async fn links_supersede_are_used_once_and_end_the_accounts_sessions(t: TestDb) 
     // The superseded link cannot be used.
     let refused = s
         .use_link(
-            &digest("one"),
-            "$argon2id$x",
+            &link_use(&digest("one"), "$argon2id$x", None),
             &session("a", Some(&e), 1002),
-            None,
             1002,
         )
         .await;
@@ -74,10 +82,8 @@ async fn links_supersede_are_used_once_and_end_the_accounts_sessions(t: TestDb) 
         .await
         .unwrap();
     s.use_link(
-        &digest("two"),
-        "$argon2id$y",
+        &link_use(&digest("two"), "$argon2id$y", Some(digest("visitor"))),
         &session("new", Some(&e), 1004),
-        Some(digest("visitor")),
         1004,
     )
     .await
@@ -91,10 +97,8 @@ async fn links_supersede_are_used_once_and_end_the_accounts_sessions(t: TestDb) 
     // Used once.
     let again = s
         .use_link(
-            &digest("two"),
-            "$argon2id$z",
+            &link_use(&digest("two"), "$argon2id$z", None),
             &session("b", Some(&e), 1005),
-            None,
             1005,
         )
         .await;

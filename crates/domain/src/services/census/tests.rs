@@ -13,8 +13,8 @@ use crate::document::JobPayload;
 use crate::group::{Group, GroupStatus};
 use crate::ids::{JobId, MemberId, PartnerId};
 use crate::mode::Mode;
-use crate::ports::{MockClock, MockEntropy, MockJobWaker, NoWorker};
-use crate::store::{MockCensusStore, MockGroupStore, StoreError};
+use crate::ports::{JobWaker, MockClock, MockEntropy, MockJobWaker, NoWorker};
+use crate::store::{MockCensusStore, MockGroupStore, MockJobStore, MockQuoteStore, StoreError};
 
 const NOW_MS: i64 = 1_795_000_789_321;
 const NOW: i64 = 1_795_000_789;
@@ -117,13 +117,26 @@ fn service(
     clock: MockClock,
     entropy: MockEntropy,
 ) -> Census {
-    Census::new(
-        Arc::new(census),
-        Arc::new(groups),
-        Arc::new(clock),
-        Arc::new(entropy),
-        Arc::new(NoWorker),
-    )
+    over(census, groups, clock, entropy, NoWorker)
+}
+
+/// The service over these ports (no quote or job is touched).
+fn over(
+    census: MockCensusStore,
+    groups: MockGroupStore,
+    clock: MockClock,
+    entropy: MockEntropy,
+    waker: impl JobWaker + 'static,
+) -> Census {
+    Census::new(RecordPorts {
+        groups: Arc::new(groups),
+        census: Arc::new(census),
+        quotes: Arc::new(MockQuoteStore::new()),
+        jobs: Arc::new(MockJobStore::new()),
+        clock: Arc::new(clock),
+        entropy: Arc::new(entropy),
+        waker: Arc::new(waker),
+    })
 }
 
 /// A census store expecting exactly one write in `scope()`, recording it
@@ -230,12 +243,12 @@ async fn a_store_failure_reading_the_group_propagates_without_a_write() {
 fn waking(census: MockCensusStore, wakes: usize) -> Census {
     let mut waker = MockJobWaker::new();
     waker.expect_job_queued().times(wakes).return_const(());
-    Census::new(
-        Arc::new(census),
-        Arc::new(groups_with_group()),
-        Arc::new(clock()),
-        Arc::new(sequential_entropy()),
-        Arc::new(waker),
+    over(
+        census,
+        groups_with_group(),
+        clock(),
+        sequential_entropy(),
+        waker,
     )
 }
 

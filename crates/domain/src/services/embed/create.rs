@@ -9,9 +9,9 @@ use super::{EmbedSessions, is_stale};
 use crate::embed::{EmbedSession, EmbedState, StoredEmbed};
 use crate::error::FieldError;
 use crate::ids::{GroupId, QuoteId};
-use crate::page::PageRequest;
+use crate::page::{GroupQuery, PageRequest};
 use crate::ports::Minter;
-use crate::quote::{Quote, QuoteFilter, QuoteKind, QuoteStatus};
+use crate::quote::{Quote, QuoteKind, QuoteStatus};
 use crate::scope::Scope;
 use crate::services::{EmbedRefusal, ServiceError, with_fresh_id};
 use crate::store::StoreError;
@@ -55,12 +55,7 @@ impl EmbedSessions {
             Some(id) => {
                 self.ports
                     .quotes
-                    .quotes(
-                        scope,
-                        group,
-                        &QuoteFilter::default(),
-                        &PageRequest::first(1),
-                    )
+                    .quotes(scope, GroupQuery::all(group, &PageRequest::first(1)))
                     .await?;
                 self.named(scope, group, id, now).await?
             }
@@ -150,7 +145,7 @@ impl EmbedSessions {
             let found = self
                 .ports
                 .quotes
-                .quotes(scope, group, &QuoteFilter::default(), &page)
+                .quotes(scope, GroupQuery::all(group, &page))
                 .await?;
             let next = found.next.clone();
             let mut usable = found.items.into_iter().filter(|q| {

@@ -10,7 +10,7 @@ use crate::event::EventType;
 use crate::ids::PartnerId;
 use crate::ports::{MockClock, MockEntropy};
 use crate::quote::{Quote, QuoteKind, QuoteStatus};
-use crate::store::{MockGroupStore, MockQuoteStore};
+use crate::store::{GroupAdvance, MockGroupStore, MockQuoteStore};
 
 #[test]
 fn a_signatory_needs_a_name_and_an_email() {
@@ -419,11 +419,17 @@ fn advancing_forced(sc: &Scope, forced: bool) -> MockGroupStore {
     let s = sc.clone();
     groups
         .expect_advance_group()
-        .withf(move |scope, id, status, state, events, now| {
+        .withf(move |scope, id, change| {
+            let GroupAdvance {
+                status,
+                company_state,
+                events,
+                now,
+            } = change;
             *scope == s
                 && *id == group_id()
                 && *status == GroupStatus::Active
-                && *state == Some(CompanyState::Prod)
+                && *company_state == Some(CompanyState::Prod)
                 && *now == NOW
                 && events.len() == 1
                 && events[0].event_type() == EventType::GroupStateChanged
@@ -443,10 +449,10 @@ fn advancing_forced(sc: &Scope, forced: bool) -> MockGroupStore {
                 }
         })
         .times(1)
-        .returning(|sc, _, status, state, _, now| {
-            let mut g = group(sc, state);
-            g.status = status;
-            g.updated_at = now;
+        .returning(|sc, _, change| {
+            let mut g = group(sc, change.company_state);
+            g.status = change.status;
+            g.updated_at = change.now;
             Ok(g)
         });
     groups

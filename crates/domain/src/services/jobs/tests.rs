@@ -134,12 +134,15 @@ async fn a_successful_run_completes_the_job_with_the_handlers_events() {
         .returning(|_| Ok(events().into()));
     store
         .expect_complete_job()
-        .withf(|id, attempt, evs, result| {
-            *id == job_id() && *attempt == 1 && evs == events().as_slice() && result.is_none()
+        .withf(|claim, evs, result| {
+            claim.id == job_id()
+                && claim.attempt == 1
+                && evs == events().as_slice()
+                && result.is_none()
         })
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     store.expect_fail_job().never();
 
     let step = worker(store, clock()).step(&KINDS, &handler).await.unwrap();
@@ -151,9 +154,9 @@ async fn a_job_superseded_meanwhile_still_counts_as_completed() {
     let mut store = store_claiming(Some(claimed(2)));
     store
         .expect_complete_job()
-        .withf(|id, _, evs, _| *id == job_id() && evs.is_empty())
+        .withf(|claim, evs, _| claim.id == job_id() && evs.is_empty())
         .times(1)
-        .returning(|_, _, _, _| Ok(false));
+        .returning(|_, _, _| Ok(false));
     store.expect_fail_job().never();
     let mut handler = MockJobHandler::new();
     handler
@@ -183,15 +186,15 @@ async fn a_failure_before_the_last_attempt_retries_after_1_2_4_and_8_seconds() {
             .returning(|_| Err("rate card unavailable".to_owned()));
         store
             .expect_fail_job()
-            .withf(move |id, attempt, retry, msg| {
-                *id == job_id()
-                    && *attempt == attempts
+            .withf(move |claim, retry, msg| {
+                claim.id == job_id()
+                    && claim.attempt == attempts
                     && *retry == Some(NOW_MS + backoff_ms)
                     && msg == "rate card unavailable"
             })
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_, _, _, _| Ok(true));
+            .returning(|_, _, _| Ok(true));
         store.expect_complete_job().never();
 
         let step = worker(store, clock()).step(&KINDS, &handler).await.unwrap();
@@ -215,9 +218,9 @@ async fn the_retry_time_is_counted_from_the_clock_after_the_run() {
     let mut store = store_claiming(Some(claimed(3)));
     store
         .expect_fail_job()
-        .withf(|_, _, retry, _| *retry == Some(NOW_MS + 30_000 + 4_000))
+        .withf(|_, retry, _| *retry == Some(NOW_MS + 30_000 + 4_000))
         .times(1)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     let step = worker(store, c)
         .step(&KINDS, &failing_handler("slow failure"))
         .await
@@ -231,9 +234,9 @@ async fn a_failure_on_the_last_attempt_marks_the_job_failed() {
     let mut store = store_claiming(Some(claimed(MAX_JOB_ATTEMPTS)));
     store
         .expect_fail_job()
-        .withf(|id, _, retry, msg| *id == job_id() && retry.is_none() && msg == "gave up")
+        .withf(|claim, retry, msg| claim.id == job_id() && retry.is_none() && msg == "gave up")
         .times(1)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     store.expect_complete_job().never();
 
     let step = worker(store, clock())
@@ -249,9 +252,9 @@ async fn a_job_claimed_past_its_attempts_fails_for_good() {
     let mut store = store_claiming(Some(claimed(MAX_JOB_ATTEMPTS + 1)));
     store
         .expect_fail_job()
-        .withf(|_, _, retry, _| retry.is_none())
+        .withf(|_, retry, _| retry.is_none())
         .times(1)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     let step = worker(store, clock())
         .step(&KINDS, &failing_handler("still broken"))
         .await
@@ -282,7 +285,7 @@ async fn a_completion_failure_propagates() {
     store
         .expect_complete_job()
         .times(1)
-        .returning(|_, _, _, _| Err(StoreError::NotFound));
+        .returning(|_, _, _| Err(StoreError::NotFound));
     store.expect_fail_job().never();
     let mut handler = MockJobHandler::new();
     handler
@@ -300,9 +303,10 @@ async fn a_completion_failure_propagates() {
 async fn a_failure_to_record_a_failure_propagates() {
     for attempts in [1, MAX_JOB_ATTEMPTS] {
         let mut store = store_claiming(Some(claimed(attempts)));
-        store.expect_fail_job().times(1).returning(|_, _, _, _| {
-            Err(StoreError::Internal(Box::new(std::io::Error::other("x"))))
-        });
+        store
+            .expect_fail_job()
+            .times(1)
+            .returning(|_, _, _| Err(StoreError::Internal(Box::new(std::io::Error::other("x")))));
         let err = worker(store, clock())
             .step(&KINDS, &failing_handler("boom"))
             .await

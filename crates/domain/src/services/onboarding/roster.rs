@@ -5,8 +5,7 @@
 use super::{Onboarding, OnboardingView};
 use crate::census::StoredMember;
 use crate::ids::{EnrollmentId, GroupId};
-use crate::member::MemberFilter;
-use crate::page::PageRequest;
+use crate::page::{GroupQuery, PageRequest};
 use crate::quote::Quote;
 use crate::scope::Scope;
 use crate::services::ServiceError;
@@ -48,9 +47,10 @@ impl Onboarding {
             .census
             .census_page(
                 scope,
-                &view.enrollment.group_id,
-                &MemberFilter::default(),
-                &PageRequest::first(crate::page::MAX_LIMIT),
+                GroupQuery::all(
+                    &view.enrollment.group_id,
+                    &PageRequest::first(crate::page::MAX_LIMIT),
+                ),
             )
             .await?;
         Ok((view, page.items))
@@ -69,7 +69,7 @@ impl Onboarding {
             let members = self
                 .ports
                 .census
-                .census_page(scope, group, &MemberFilter::default(), &page)
+                .census_page(scope, GroupQuery::all(group, &page))
                 .await?;
             for m in &members.items {
                 if let Some(email) = m.member.email.as_deref().map(str::trim)

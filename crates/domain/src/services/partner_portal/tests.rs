@@ -378,18 +378,18 @@ async fn confirming_enrolment_with_a_correct_code_stores_the_secret_and_ten_code
     let mut store = MockPartnerUserStore::new();
     store
         .expect_enrol_totp()
-        .withf(|id, _, step, digests, audit| {
+        .withf(|id, enrolment, audit| {
             *id == user_id()
-                && *step == NOW.div_euclid(30)
-                && digests.len() == 10
+                && enrolment.step == NOW.div_euclid(30)
+                && enrolment.recovery_digests.len() == 10
                 && audit.action == AuditAction::TwoFactorEnrolled
                 && audit.user == "dev@broker.example"
         })
         .times(1)
-        .returning(move |_, sealed, _, digests, _| {
+        .returning(move |_, enrolment, _| {
             seen.lock()
                 .unwrap()
-                .push((sealed.to_owned(), digests.to_vec()));
+                .push((enrolment.sealed.clone(), enrolment.recovery_digests.clone()));
             Ok(())
         });
     let portal = service(store, MockPasswordHasher::new());

@@ -12,7 +12,9 @@ use base64::engine::general_purpose::STANDARD;
 use super::{Actor, PartnerPortal, PartnerSignedIn};
 use crate::ids::UserId;
 use crate::mode::Mode;
-use crate::partner_user::{AuditAction, PartnerUser, RECOVERY_CODES, Totp, recovery_code_digest};
+use crate::partner_user::{
+    AuditAction, PartnerUser, RECOVERY_CODES, Totp, TotpEnrolment, recovery_code_digest,
+};
 use crate::portal::digest;
 use crate::ports::Minter;
 use crate::services::{PortalRefusal, ServiceError};
@@ -112,12 +114,15 @@ impl PartnerPortal {
             .ok_or(PortalRefusal::CodeRefused)?;
         let minter = Minter::new(self.ports.entropy.as_ref());
         let codes = recovery_codes(&minter);
-        let digests: Vec<String> = codes.iter().map(|c| recovery_code_digest(c)).collect();
-        let stored = STANDARD.encode(
-            self.ports
-                .sealer
-                .seal(&secret, &stored_context(&actor.user.id)),
-        );
+        let enrolment = TotpEnrolment {
+            sealed: STANDARD.encode(
+                self.ports
+                    .sealer
+                    .seal(&secret, &stored_context(&actor.user.id)),
+            ),
+            step,
+            recovery_digests: codes.iter().map(|c| recovery_code_digest(c)).collect(),
+        };
         let audit = actor.entry(
             self.now_ms(),
             AuditAction::TwoFactorEnrolled,
@@ -125,7 +130,7 @@ impl PartnerPortal {
         );
         self.ports
             .store
-            .enrol_totp(&actor.user.id, &stored, step, &digests, audit)
+            .enrol_totp(&actor.user.id, &enrolment, audit)
             .await?;
         Ok(codes)
     }

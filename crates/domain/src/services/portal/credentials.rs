@@ -9,8 +9,8 @@ use std::sync::Arc;
 use crate::error::FieldError;
 use crate::partner_user::{StoredUserLink, UserSession};
 use crate::portal::{
-    LinkState, Lockout, StoredLink, StoredSession, TOUCH_EVERY_SECS, digest, password_errors,
-    session_live,
+    LinkState, LinkUse, Lockout, StoredLink, StoredSession, TOUCH_EVERY_SECS, digest,
+    password_errors, session_live,
 };
 use crate::ports::PasswordHasher;
 use crate::rate_limit::Policy;
@@ -66,15 +66,14 @@ pub(crate) async fn link_worth<S: PortalRows + ?Sized>(
     })
 }
 
-/// A set-password form accepted: the digest of its token, its link and
-/// the new password's hash, ready for the store's `use_link`.
+/// A set-password form accepted: its link, and the use of it ready for
+/// the store's `use_link`.
 pub(crate) struct AcceptedLink<L> {
-    /// [`digest`] of the token.
-    pub hash: String,
     /// The link, with its account.
     pub link: L,
-    /// The new password's PHC string.
-    pub phc: String,
+    /// The token's digest, the new password's hash and the visitor's
+    /// session the signed-in one replaces.
+    pub using: LinkUse,
 }
 
 /// The store's answer to `use_link`, its conflict (the link used
@@ -91,9 +90,10 @@ pub(crate) fn link_used(result: StoreResult<()>) -> Result<(), ServiceError> {
 }
 
 impl Credentials {
-    /// Accepts a set-password form: its link, read from `store`, must be
-    /// able to set a password at `now`, and the password must pass the
-    /// policy for the link's account; it is hashed then.
+    /// Accepts a set-password form sent from the session `visitor`: its
+    /// link, read from `store`, must be able to set a password at `now`,
+    /// and the password must pass the policy for the link's account; it is
+    /// hashed then.
     ///
     /// # Errors
     /// [`PortalRefusal::LinkUnknown`], [`PortalRefusal::LinkExpired`] or
@@ -103,16 +103,24 @@ impl Credentials {
         &self,
         store: &S,
         form: &NewPassword<'_>,
+        visitor: Option<&str>,
         now: i64,
     ) -> Result<AcceptedLink<S::Link>, ServiceError> {
-        let hash = digest(form.token);
+        let token_hash = digest(form.token);
         let link = store
-            .find_link(&hash)
+            .find_link(&token_hash)
             .await?
             .ok_or(PortalRefusal::LinkUnknown)?;
         usable(S::link_state(&link, now))?;
-        let phc = self.new_password_hash(form, S::link_email(&link)).await?;
-        Ok(AcceptedLink { hash, link, phc })
+        let password_hash = self.new_password_hash(form, S::link_email(&link)).await?;
+        Ok(AcceptedLink {
+            link,
+            using: LinkUse {
+                token_hash,
+                password_hash,
+                replaces: visitor.map(digest),
+            },
+        })
     }
 
     /// Checks the set-password form of the account `email` against the

@@ -13,7 +13,7 @@ use super::*;
 use crate::document::JobPayload;
 use crate::document::QuoteDocument;
 use crate::group::GroupStatus;
-use crate::ids::{GroupId, PartnerId, QuoteId};
+use crate::ids::{GroupId, JobId, PartnerId, QuoteId};
 use crate::job::{Job, JobState};
 use crate::mode::Mode;
 use crate::ports::{JobWaker, MockClock, MockEntropy, NoWorker};
@@ -347,9 +347,9 @@ async fn within_the_budget_the_request_prices_completes_its_claimed_job_and_answ
     let quotes = recording_quotes(Arc::clone(&lead), Arc::clone(&updated));
     let mut jobs = MockJobStore::new();
     jobs.expect_complete_job()
-        .withf(|_, attempt, events, result| *attempt == 1 && events.is_empty() && result.is_none())
+        .withf(|claim, events, result| claim.attempt == 1 && events.is_empty() && result.is_none())
         .times(1)
-        .returning(|_, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     let svc = service(quotes, jobs, DEFAULT_WAIT_BUDGET);
     let mut req = input(2);
     req.company = Some(Company {

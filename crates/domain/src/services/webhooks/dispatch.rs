@@ -12,7 +12,7 @@ use crate::partner::PartnerKind;
 use crate::ports::{Delivery, Minter};
 use crate::scope::Scope;
 use crate::services::ServiceError;
-use crate::store::{AttemptRecord, StoreError};
+use crate::store::{AttemptRecord, HealthChange, StoreError};
 use crate::webhook::attempt::{AttemptOutcome, AttemptReport, DeliveryAttempt};
 use crate::webhook::{EndpointState, WebhookEndpoint};
 
@@ -298,9 +298,14 @@ impl Webhooks {
         } else {
             Vec::new()
         };
+        let change = HealthChange {
+            state,
+            failing_since_ms: since,
+            jobs,
+        };
         self.ports
             .endpoints
-            .set_health(&endpoint.scope, endpoint.created_at, state, since, &jobs)
+            .set_health(&endpoint.scope, endpoint.created_at, &change)
             .await?;
         Ok(())
     }

@@ -468,15 +468,15 @@ async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
         .returning(|rs| Ok(vec![true; rs.len()]));
     p.endpoints
         .expect_set_health()
-        .withf(|_, created, state, since, jobs| {
+        .withf(|_, created, change| {
             *created == NOW - 60
-                && *state == EndpointState::Disabled
-                && *since == Some(NOW_MS - 120 * 3_600_000)
+                && change.state == EndpointState::Disabled
+                && change.failing_since_ms == Some(NOW_MS - 120 * 3_600_000)
                 // Test mode: no email.
-                && jobs.is_empty()
+                && change.jobs.is_empty()
         })
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     p.build().step().await.unwrap();
 
     // A success clears the failing streak.
@@ -505,9 +505,11 @@ async fn attempts_are_logged_with_the_outcome_and_health_moves_on() {
         .returning(|rs| Ok(vec![true; rs.len()]));
     p.endpoints
         .expect_set_health()
-        .withf(|_, _, state, since, _| *state == EndpointState::Enabled && since.is_none())
+        .withf(|_, _, change| {
+            change.state == EndpointState::Enabled && change.failing_since_ms.is_none()
+        })
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     p.build().step().await.unwrap();
 
     // A disabled endpoint: nothing is sent, the delivery is cancelled.
@@ -555,9 +557,11 @@ async fn the_same_url_re_enables_a_disabled_endpoint_and_keeps_its_secret() {
     p.endpoints.expect_put_endpoint().never();
     p.endpoints
         .expect_set_health()
-        .withf(|_, _, state, since, _| *state == EndpointState::Enabled && since.is_none())
+        .withf(|_, _, change| {
+            change.state == EndpointState::Enabled && change.failing_since_ms.is_none()
+        })
         .times(1)
-        .returning(|_, _, _, _, _| Ok(true));
+        .returning(|_, _, _| Ok(true));
     let r = p
         .build()
         .register(&scope(), "https://hooks.example.com/h")

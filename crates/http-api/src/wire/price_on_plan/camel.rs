@@ -295,22 +295,13 @@ fn version(q: &Quote, doc: &Document, a: &PriceOnPlan, v: &VersionResult) -> Ver
         monthly_rates_by_household: priced.map(|p| {
             p.monthly_rates_by_household
                 .iter()
-                .map(|r| HouseholdRate {
-                    label: r.label.clone(),
-                    people: r.people,
-                    households: r.households,
-                    monthly_cents: r.monthly_cents.get(),
-                })
+                .map(HouseholdRate::from)
                 .collect()
         }),
         new_member_rates_by_household: priced.map(|p| {
             p.new_member_rates_by_household
                 .iter()
-                .map(|r| NewMemberRate {
-                    label: r.label.clone(),
-                    people: r.people,
-                    monthly_cents: r.monthly_cents.get(),
-                })
+                .map(NewMemberRate::from)
                 .collect()
         }),
         all_max_year: f.map(|f| AllMaxYear {

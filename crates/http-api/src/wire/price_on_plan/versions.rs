@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use pricing_core::price_on_plan;
 use pricing_core::rate_card::VersionId;
 
 use super::{IgnoredPlanOut, TimeMachineOut, UsedPlansOut};
@@ -395,6 +396,17 @@ pub struct HouseholdRate {
     pub monthly_cents: i64,
 }
 
+impl From<&price_on_plan::HouseholdRateRow> for HouseholdRate {
+    fn from(r: &price_on_plan::HouseholdRateRow) -> Self {
+        Self {
+            label: r.label.clone(),
+            people: r.people,
+            households: r.households,
+            monthly_cents: r.monthly_cents.get(),
+        }
+    }
+}
+
 /// A row of `new_member_rates_by_household`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct NewMemberRate {
@@ -404,6 +416,16 @@ pub struct NewMemberRate {
     pub people: u64,
     /// Monthly rate.
     pub monthly_cents: i64,
+}
+
+impl From<&price_on_plan::NewMemberRate> for NewMemberRate {
+    fn from(r: &price_on_plan::NewMemberRate) -> Self {
+        Self {
+            label: r.label.clone(),
+            people: r.people,
+            monthly_cents: r.monthly_cents.get(),
+        }
+    }
 }
 
 /// `all_max_year`.

@@ -6,6 +6,7 @@ use domain::group::{CompanyState, GroupStatus};
 use domain::ids::GroupId;
 use domain::mode::Mode;
 use domain::partner::PartnerKind;
+use domain::store::GroupAdvance;
 use serde_json::{Value, json};
 use testkit::db::TestDb;
 use time::OffsetDateTime;
@@ -260,10 +261,12 @@ async fn an_enrolled_domain_is_a_conflict(db: TestDb) {
         .advance_group(
             &scope(&a, Mode::Test),
             &id,
-            GroupStatus::Enrolled,
-            Some(CompanyState::Sandbox),
-            &[],
-            app.clock.secs(),
+            &GroupAdvance {
+                status: GroupStatus::Enrolled,
+                company_state: Some(CompanyState::Sandbox),
+                events: Vec::new(),
+                now: app.clock.secs(),
+            },
         )
         .await
         .unwrap();
