@@ -148,8 +148,13 @@ macro_rules! pragmas {
     };
 }
 
-/// [`pragmas!`], for the write thread's connection and the migrations.
-pub(crate) const PRAGMAS: &str = pragmas!();
+/// [`pragmas!`], for the write thread's connection and the migrations,
+/// with a page cache of 64 MiB (SQLite's default is 2 MiB): every insert
+/// touches a page of each index, and with the indexes of 100,000 groups
+/// out of the cache each such touch was a read from the file — group
+/// creation slowed by 17% between 1,000 and 100,000 groups. The memory is
+/// taken only as pages are read.
+pub(crate) const PRAGMAS: &str = concat!(pragmas!(), " PRAGMA cache_size = -65536;");
 
 /// The pooled connections' pragmas: [`PRAGMAS`], and read only. Every
 /// write goes through the write thread ([`writer`]), so a write on a pooled

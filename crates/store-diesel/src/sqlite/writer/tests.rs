@@ -146,3 +146,21 @@ async fn pooled_connections_cannot_write() {
     .unwrap_err();
     assert!(e.to_string().contains("readonly"), "{e}");
 }
+
+#[tokio::test]
+async fn the_write_connection_is_durable_and_keeps_a_large_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = store(&dir);
+    let mut conn = super::open(&path).await.unwrap();
+    let mut pragma = async |name: &str| -> i64 {
+        let rows: Vec<Count> = diesel::sql_query(format!("SELECT {name} AS n FROM pragma_{name}"))
+            .load(&mut conn)
+            .await
+            .unwrap();
+        rows.into_iter().next().unwrap().n
+    };
+    // FULL: a committed write survives power loss.
+    assert_eq!(pragma("synchronous").await, 2);
+    // 64 MiB, in KiB (a negative size counts KiB, not pages).
+    assert_eq!(pragma("cache_size").await, -65_536);
+}
