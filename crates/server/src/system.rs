@@ -97,11 +97,15 @@ impl Entropy for OsEntropy {
                 pool.next = 0;
             }
             let end = pool.next + buf.len();
-            // Always in range (`buf.len() <= POOLED_MAX < POOL_BYTES`).
-            if let Some(drawn) = pool.bytes.get_mut(pool.next..end) {
-                buf.copy_from_slice(drawn);
-                drawn.fill(0);
-                pool.next = end;
+            // Always in range (`buf.len() <= POOLED_MAX < POOL_BYTES`); were
+            // it not, the draw still comes from the OS, never unfilled.
+            match pool.bytes.get_mut(pool.next..end) {
+                Some(drawn) => {
+                    buf.copy_from_slice(drawn);
+                    drawn.fill(0);
+                    pool.next = end;
+                }
+                None => self.fill_direct(buf),
             }
         });
     }

@@ -156,8 +156,8 @@ macro_rules! pragmas {
 /// taken only as pages are read.
 pub(crate) const PRAGMAS: &str = concat!(pragmas!(), " PRAGMA cache_size = -65536;");
 
-/// The pooled connections' pragmas: [`PRAGMAS`], and read only. Every
-/// write goes through the write thread ([`writer`]), so a write on a pooled
+/// The pooled connections' pragmas: [`pragmas!`] (with SQLite's default
+/// page cache), and read only. Every write goes through the write thread ([`writer`]), so a write on a pooled
 /// connection (which would wait inline for the batch's lock) is a bug, and
 /// fails at once.
 const READ_PRAGMAS: &str = concat!(pragmas!(), " PRAGMA query_only = ON;");
