@@ -83,6 +83,18 @@ pub struct StoredResponse {
     pub body: Vec<u8>,
 }
 
+/// An executed request's response, to store in the in-flight record its
+/// attempt began ([`IdempotencyStore::complete`](crate::store::IdempotencyStore::complete)).
+#[derive(Debug, Clone, Copy)]
+pub struct Completion<'a> {
+    /// The request, naming the key and the attempt.
+    pub request: &'a IdempotentRequest,
+    /// What to replay.
+    pub response: &'a StoredResponse,
+    /// When it was answered (Unix seconds): the replay window starts here.
+    pub now: i64,
+}
+
 /// What beginning an idempotent request found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Begin {

@@ -18,7 +18,7 @@ use actix_web::{HttpMessage as _, HttpResponse, ResponseError as _, web};
 use serde_json::Value;
 
 use domain::idempotency::{
-    Begin, IdempotentRequest, StoredResponse, check_key, is_stored, request_digest,
+    Begin, Completion, IdempotentRequest, StoredResponse, check_key, is_stored, request_digest,
 };
 use domain::ports::{Minter, now_secs};
 use domain::services::ServiceError;
@@ -180,7 +180,14 @@ pub async fn idempotency(
             };
             if let Err(e) = state
                 .idempotency
-                .complete(&scope, &request, &stored, now)
+                .complete(
+                    &scope,
+                    Completion {
+                        request: &request,
+                        response: &stored,
+                        now,
+                    },
+                )
                 .await
             {
                 tracing::warn!(error = %e, "idempotent answer not stored; a retry executes again");

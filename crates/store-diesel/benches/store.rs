@@ -14,7 +14,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::census::{CensusWrite, rating_digest};
 use domain::group::{Group, GroupFields};
-use domain::idempotency::{IdempotentRequest, StoredResponse, request_digest};
+use domain::idempotency::{Completion, IdempotentRequest, StoredResponse, request_digest};
 use domain::ids::{GroupId, MemberId, PartnerId};
 use domain::mode::Mode;
 use domain::page::PageRequest;
@@ -178,7 +178,14 @@ fn benches(c: &mut Criterion) {
                     };
                     t.stores
                         .idempotency
-                        .complete(&t.scope, &req, &resp, 5_000)
+                        .complete(
+                            &t.scope,
+                            Completion {
+                                request: &req,
+                                response: &resp,
+                                now: 5_000,
+                            },
+                        )
                         .await
                         .unwrap();
                 });

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 
-use crate::idempotency::{Begin, IdempotentRequest, StoredResponse};
+use crate::idempotency::{Begin, Completion, IdempotentRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
 
@@ -27,18 +27,12 @@ pub trait IdempotencyStore: Send + Sync {
     ) -> StoreResult<Begin>;
 
     /// Stores the response of an executed request in the in-flight record
-    /// its attempt began (`request.key`, `request.attempt`).
+    /// its attempt began (`done.request.key`, `done.request.attempt`).
     ///
     /// # Errors
     /// MUST return [`StoreError::NotFound`](crate::store::StoreError::NotFound) when no in-flight record of
     /// this attempt exists (another process took over the key).
-    async fn complete(
-        &self,
-        scope: &Scope,
-        request: &IdempotentRequest,
-        response: &StoredResponse,
-        now: i64,
-    ) -> StoreResult<()>;
+    async fn complete<'a>(&self, scope: &Scope, done: Completion<'a>) -> StoreResult<()>;
 
     /// Drops the in-flight record `request`'s attempt began, if there is
     /// one (the response is not stored: 5xx, 429; or `begin` failed and

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use domain::idempotency::{Begin, IdempotentRequest, StoredResponse, request_digest};
+use domain::idempotency::{Begin, Completion, IdempotentRequest, StoredResponse, request_digest};
 use domain::ids::PartnerId;
 use domain::mode::Mode;
 use domain::partner::{Partner, PartnerKind};
@@ -68,7 +68,14 @@ async fn the_periodic_purge_keeps_the_idempotency_table_from_growing(t: TestDb) 
                 Begin::Execute
             );
             s.idempotency
-                .complete(&scope, &r, &answer, clock.secs())
+                .complete(
+                    &scope,
+                    Completion {
+                        request: &r,
+                        response: &answer,
+                        now: clock.secs(),
+                    },
+                )
                 .await
                 .unwrap();
         }

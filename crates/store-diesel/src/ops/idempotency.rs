@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use diesel::{BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl};
 use diesel_async::RunQueryDsl;
 use domain::idempotency::{
-    Begin, IN_FLIGHT_LEASE_SECS, IdempotentRequest, REPLAY_WINDOW_SECS, StoredResponse,
+    Begin, Completion, IN_FLIGHT_LEASE_SECS, IdempotentRequest, REPLAY_WINDOW_SECS, StoredResponse,
 };
 use domain::ids::ProcessId;
 use domain::scope::Scope;
@@ -133,13 +133,12 @@ impl IdempotencyStore for Store {
         .await?)
     }
 
-    async fn complete(
-        &self,
-        scope: &Scope,
-        request: &IdempotentRequest,
-        response: &StoredResponse,
-        now: i64,
-    ) -> StoreResult<()> {
+    async fn complete<'a>(&self, scope: &Scope, done: Completion<'a>) -> StoreResult<()> {
+        let Completion {
+            request,
+            response,
+            now,
+        } = done;
         let headers = serde_json::to_string(&response.headers)
             .map_err(|e| StoreError::Internal(Box::new(e)))?;
         let n = autocommit!(self, async |c: &mut Conn| {

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use domain::idempotency::{Begin, IdempotentRequest, StoredResponse, request_digest};
+use domain::idempotency::{Begin, Completion, IdempotentRequest, StoredResponse, request_digest};
 use domain::mode::Mode;
 use domain::scope::Scope;
 
@@ -45,7 +45,17 @@ async fn replay_mismatch_in_flight_and_expiry(t: TestDb) {
         )],
         body: b"{\"id\":\"grp_000000000001\"}".to_vec(),
     };
-    s.idempotency.complete(&sc, &r, &resp, 1_002).await.unwrap();
+    s.idempotency
+        .complete(
+            &sc,
+            Completion {
+                request: &r,
+                response: &resp,
+                now: 1_002,
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!(
         s.idempotency.begin(&sc, &r, 1_003).await.unwrap(),
         Begin::Replay(resp.clone())
@@ -110,13 +120,15 @@ async fn replay_mismatch_in_flight_and_expiry(t: TestDb) {
         s.idempotency
             .complete(
                 &sc,
-                &req("nope", "/v1/groups", b"{}"),
-                &StoredResponse {
-                    status: 200,
-                    headers: vec![],
-                    body: vec![]
-                },
-                1
+                Completion {
+                    request: &req("nope", "/v1/groups", b"{}"),
+                    response: &StoredResponse {
+                        status: 200,
+                        headers: vec![],
+                        body: vec![]
+                    },
+                    now: 1
+                }
             )
             .await
             .is_err()
@@ -197,7 +209,16 @@ async fn a_dead_processs_in_flight_key_executes_elsewhere(t: TestDb) {
         body: b"{}".to_vec(),
     };
     assert!(matches!(
-        a.idempotency.complete(&sc, &r, &resp, t0 + 18).await,
+        a.idempotency
+            .complete(
+                &sc,
+                Completion {
+                    request: &r,
+                    response: &resp,
+                    now: t0 + 18
+                }
+            )
+            .await,
         Err(domain::store::StoreError::NotFound)
     ));
     a.idempotency.release(&sc, &r).await.unwrap();
@@ -206,7 +227,14 @@ async fn a_dead_processs_in_flight_key_executes_elsewhere(t: TestDb) {
         Begin::InFlight
     );
     b.idempotency
-        .complete(&sc, &rb, &resp, t0 + 18)
+        .complete(
+            &sc,
+            Completion {
+                request: &rb,
+                response: &resp,
+                now: t0 + 18,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -272,12 +300,26 @@ async fn the_purge_deletes_only_what_the_window_no_longer_needs(t: TestDb) {
     };
     let r = begin(s, "done-old", base).await;
     s.idempotency
-        .complete(&sc, &r, &answer, base + 1)
+        .complete(
+            &sc,
+            Completion {
+                request: &r,
+                response: &answer,
+                now: base + 1,
+            },
+        )
         .await
         .unwrap();
     let r = begin(s, "done-new", base + day).await;
     s.idempotency
-        .complete(&sc, &r, &answer, base + day)
+        .complete(
+            &sc,
+            Completion {
+                request: &r,
+                response: &answer,
+                now: base + day,
+            },
+        )
         .await
         .unwrap();
     let live_flight = begin(&live, "live-flight", base).await;
@@ -312,7 +354,14 @@ async fn the_purge_deletes_only_what_the_window_no_longer_needs(t: TestDb) {
     );
     // The live owner's request completes as if nothing happened.
     live.idempotency
-        .complete(&sc, &live_flight, &answer, now)
+        .complete(
+            &sc,
+            Completion {
+                request: &live_flight,
+                response: &answer,
+                now: now,
+            },
+        )
         .await
         .unwrap();
     // A second purge finds nothing more.

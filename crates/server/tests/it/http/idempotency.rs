@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use actix_web::test::TestRequest;
-use domain::idempotency::{Begin, IdempotentRequest, StoredResponse};
+use domain::idempotency::{Begin, Completion, IdempotentRequest};
 use domain::mode::Mode;
 use domain::partner::PartnerKind;
 use domain::scope::Scope;
@@ -311,14 +311,8 @@ impl IdempotencyStore for LostAcknowledgement {
         ))
     }
 
-    async fn complete(
-        &self,
-        scope: &Scope,
-        request: &IdempotentRequest,
-        response: &StoredResponse,
-        now: i64,
-    ) -> StoreResult<()> {
-        self.inner.complete(scope, request, response, now).await
+    async fn complete<'a>(&self, scope: &Scope, done: Completion<'a>) -> StoreResult<()> {
+        self.inner.complete(scope, done).await
     }
 
     async fn release(&self, scope: &Scope, request: &IdempotentRequest) -> StoreResult<()> {
