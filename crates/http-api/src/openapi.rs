@@ -27,25 +27,21 @@ use webhooks::Webhooks;
         description = "Create employer groups, upload a census, get market-rate quotes, price the `diamond` and `value` versions on a partner's own HSA plan, enroll, submit elections, read de-identified account data and receive signed webhooks.\n\n**Field style.** This document shows snake_case, the style of broker keys; `/v1/openapi.json?style=camel` is the same API in camelCase, the style of HR platform keys (`company_name` → `companyName`), for generated clients. Requests are accepted in either style; the same field sent in both styles is a 400. Price-on-plan answers keep the keys the specification spells for each form. Query parameters are snake_case in both.\n\n**Authentication.** `Authorization: Bearer psk_test_…` (test mode) or `psk_live_…` (live mode).\n\n**Errors.** Every error uses the envelope `{ error, message, details? }`. Every response carries `Request-Id`; authenticated responses carry `RateLimit-Policy` and `RateLimit`.",
         license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
-    modifiers(&Security, &Webhooks),
-    components(schemas(ErrorBody, Detail, VersionsAnswer, VersionsPending)),
-    tags(
-        (name = "Integration", description = "Key checks"),
-        (name = "Plans", description = "The service's plan versions"),
-        (name = "Groups", description = "Employer groups"),
-        (name = "Census", description = "A group's employee census"),
-        (name = "Members", description = "New hires, updates and terminations; the enrollment roster"),
-        (name = "Account", description = "Aggregate, de-identified account data"),
-        (name = "Elections", description = "Final member elections (benefits-administering partners)"),
-        (name = "Quotes", description = "Market-rate quotes from the stored census"),
-        (name = "Enrollments", description = "One enrollment per group, from a ready quote"),
-        (name = "Embed sessions", description = "Signed, 30-minute iframe URLs of a quote's offer page"),
-        (name = "Events", description = "The partner's events for 30 days: what webhooks deliver"),
-        (name = "Test helpers", description = "Test keys only: what underwriting and the provisioned company do in live mode"),
-        (name = "Operations", description = "Liveness and readiness, outside /v1 and unauthenticated")
-    )
+    modifiers(&Security, &Webhooks, &Tags),
+    components(schemas(ErrorBody, Detail, VersionsAnswer, VersionsPending))
 )]
 pub struct ApiDoc;
+
+/// The document's tags, in the order the docs page shows them: data,
+/// kept in `openapi/tags.json`.
+struct Tags;
+
+impl Modify for Tags {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        // A unit test reads the file: it is always a list of tags.
+        openapi.tags = serde_json::from_str(include_str!("openapi/tags.json")).ok();
+    }
+}
 
 struct Security;
 
@@ -326,5 +322,17 @@ mod tests {
         assert!(t.allowed("/v1/groups/").is_none());
         assert!(t.allowed("/v1/groups/x/y").is_none());
         assert!(t.allowed("/v2/groups/x").is_none());
+    }
+
+    #[test]
+    fn the_tags_file_is_a_list_of_described_tags() {
+        let tags: Vec<utoipa::openapi::Tag> =
+            serde_json::from_str(include_str!("openapi/tags.json")).unwrap();
+        assert_eq!(tags.first().map(|t| t.name.as_str()), Some("Integration"));
+        assert!(
+            tags.iter()
+                .all(|t| t.description.as_ref().is_some_and(|d| !d.is_empty()))
+        );
+        assert_eq!(ApiDoc::openapi().tags.map(|t| t.len()), Some(tags.len()));
     }
 }

@@ -26,43 +26,20 @@ pub struct QuoteInput {
     pub employer_contribution_pct: Option<i64>,
 }
 
-/// The example of a quote, shown for `QuoteOut` and `QuoteRead`.
+/// The example of a quote, shown for `QuoteOut` and `QuoteRead` (data,
+/// kept in `examples/quote.json`; a unit test reads it).
 fn quote_example() -> serde_json::Value {
-    serde_json::json!({
-        "id": "qt_1a2b3c4d5e6f", "group_id": "grp_8c1e4a2f9b3d", "mode": "test", "status": "ready",
-        "pricing_basis": "market_rates", "plan": {"id": "diamond", "name": "Diamond"},
-        "plan_year_start_date": "2026-12-01", "expires_at": "2026-12-21T13:14:00Z",
-        "census": {"employees": 2, "covered_lives": 3, "tiers": {"employee_only": 1, "employee_spouse": 0, "employee_children": 1, "family": 0}},
-        "monthly": {"total_cents": 231456, "pepm_cents": 115728, "by_tier": {
-            "employee_only": {"count": 1, "avg_cents": 80310}, "employee_spouse": {"count": 0, "avg_cents": 0},
-            "employee_children": {"count": 1, "avg_cents": 151146}, "family": {"count": 0, "avg_cents": 0}}},
-        "annual": {"total_cents": 2777472},
-        "employee_contribution": {"premium_cents": 0, "employer_contribution_pct": 100},
-        "comparison": {"prior_pepm_cents": 156000, "savings_monthly_cents": 80544, "savings_annual_cents": 966528, "savings_pct": 26, "basis": "current_coverage"},
-        "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 301234, "pepm_cents": 150617},
-        "funding_breakdown": {"expected_claims_pct": 70, "stop_loss_pct": 15, "care_navigation_pct": 8, "admin_fees_pct": 7, "note": "Illustrative split."},
-        "assumptions": ["Preliminary market-rate figures; final pricing is confirmed in underwriting."],
-        "pricing": {"source": "rate-card 2026.1 default", "updated_at": "2026-11-21T00:00:00Z"},
-        "created_at": "2026-11-21T13:14:00Z"
-    })
+    serde_json::from_str(include_str!("examples/quote.json")).unwrap_or_default()
 }
 
 /// The example of a quote list: [`quote_example`] for a larger group on
-/// the `value` plan, in review, with an 80% employer share.
+/// the `value` plan, in review, with an 80% employer share (the fields
+/// that differ, in `examples/quote_in_review.json`).
 fn quote_list_example() -> serde_json::Value {
     let mut quote = quote_example();
-    let changes = serde_json::json!({
-        "status": "in_review", "plan": {"id": "value", "name": "Value"}, "plan_year_start_date": "2027-01-01",
-        "census": {"employees": 240, "covered_lives": 512, "tiers": {"employee_only": 132, "employee_spouse": 36, "employee_children": 24, "family": 48}},
-        "monthly": {"total_cents": 31245600, "pepm_cents": 130190, "by_tier": {
-            "employee_only": {"count": 132, "avg_cents": 70310}, "employee_spouse": {"count": 36, "avg_cents": 150240},
-            "employee_children": {"count": 24, "avg_cents": 131146}, "family": {"count": 48, "avg_cents": 221410}}},
-        "annual": {"total_cents": 374947200},
-        "employee_contribution": {"premium_cents": 6249120, "employer_contribution_pct": 80},
-        "comparison": {"prior_pepm_cents": 150617, "savings_monthly_cents": 4902480, "savings_annual_cents": 58829760, "savings_pct": 14, "basis": "benchmark"},
-        "benchmark": {"carrier": "Local market", "plan_name": "Platinum PPO (IL-01)", "network": "PPO", "metal_tier": "Platinum", "monthly_cents": 36148080, "pepm_cents": 150617}
-    });
-    if let (Some(fields), serde_json::Value::Object(changes)) = (quote.as_object_mut(), changes) {
+    let changes = serde_json::from_str(include_str!("examples/quote_in_review.json"));
+    if let (Some(fields), Ok(serde_json::Value::Object(changes))) = (quote.as_object_mut(), changes)
+    {
         fields.extend(changes);
     }
     serde_json::json!({"quotes": [quote], "next_cursor": null})
@@ -220,4 +197,21 @@ pub enum QuoteRead {
     PriceOnPlan(Box<crate::wire::price_on_plan::snake::PlansAnswer>),
     /// A price-on-plan quote still pricing.
     Pricing(crate::wire::price_on_plan::snake::PlansPending),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_files_hold_a_quote_and_its_changes() {
+        let quote = quote_example();
+        assert_eq!(quote["id"], "qt_1a2b3c4d5e6f");
+        let changes: serde_json::Value =
+            serde_json::from_str(include_str!("examples/quote_in_review.json")).unwrap();
+        assert!(changes.is_object());
+        let list = quote_list_example();
+        assert_eq!(list["quotes"][0]["status"], "in_review");
+        assert_eq!(list["quotes"][0]["id"], quote["id"]);
+    }
 }
