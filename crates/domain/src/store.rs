@@ -41,7 +41,9 @@ pub use partner_users::PartnerUserStore;
 pub use partners::PartnerStore;
 pub use portal::PortalStore;
 pub use quotes::{Lead, QuoteStore};
-pub use rate_limits::RateLimitStore;
+pub use rate_limits::{
+    DeferredHit, FoldedHit, HitOutcome, RateLimitStore, defer_hit, take_deferred_hit,
+};
 pub use webhooks::{HealthChange, SecretRotation, WebhookStore};
 #[cfg(any(test, feature = "mock"))]
 pub use {

@@ -14,8 +14,10 @@ use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage as _, HttpRequest, web};
 
 use domain::ports::now_secs;
+use domain::rate_limit::Policy;
 use domain::scope::Scope;
 use domain::services::partners::{AuthError, Principal};
+use domain::store::{DeferredHit, HitOutcome, defer_hit};
 
 use crate::casing::Style;
 use crate::error::ApiError;
@@ -112,12 +114,58 @@ pub async fn authenticate(
     };
     req.extensions_mut().insert(caller.clone());
     let policy = state.config.limits.requests();
+    if is_group_read(&req) && state.rate_limits.folds_hits_into_reads() {
+        return read_with_deferred_hit(req, next, &state, &caller, policy).await;
+    }
     if let Err(e) = limits::charge(req.request(), &state, &caller, policy).await {
         let mut res = e.answer(req);
         limits::add_headers(&mut res);
         return Ok(res);
     }
     let mut res = next.call(req).await?.map_into_boxed_body();
+    limits::add_headers(&mut res);
+    Ok(res)
+}
+
+/// Whether `req` is `GET /v1/groups/{groupId}`: a read that changes
+/// nothing and whose first statement is the group's read, so the
+/// request's hit can ride on it ([`defer_hit`]).
+fn is_group_read(req: &ServiceRequest) -> bool {
+    req.method() == actix_web::http::Method::GET
+        && req
+            .path()
+            .strip_prefix("/v1/groups/")
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+}
+
+/// Runs a read with the caller's hit of `policy` deferred to its first
+/// statement, then decides the limit as [`limits::charge`] would have
+/// before it: a refused hit answers 429 and the read's answer is
+/// dropped. A hit the read did not make (it failed before its
+/// statement, or found no group) is made now.
+async fn read_with_deferred_hit(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    state: &AppState,
+    caller: &Caller,
+    policy: Policy,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let now = now_secs(state.clock.as_ref());
+    let hit = DeferredHit {
+        bucket: policy.bucket(caller.principal.key_id.as_str()),
+        window_start: policy.window_start(now),
+        limit: policy.limit,
+    };
+    let (res, outcome) = defer_hit(hit, next.call(req)).await;
+    let res = res?.map_into_boxed_body();
+    let count = match outcome {
+        HitOutcome::Made(count) => count,
+        HitOutcome::NotMade(hit) => state.rate_limits.hit(&policy, &hit.bucket, now).await,
+    };
+    let mut res = match limits::record(res.request(), policy, count, now) {
+        Ok(()) => res,
+        Err(e) => res.error_response(e),
+    };
     limits::add_headers(&mut res);
     Ok(res)
 }

@@ -10,6 +10,7 @@ use actix_web::{HttpMessage as _, HttpRequest};
 use domain::ports::now_secs;
 use domain::rate_limit::{Decision, Policy};
 use domain::services::ServiceError;
+use domain::store::StoreResult;
 
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -32,11 +33,23 @@ pub async fn charge(
 ) -> Result<(), ApiError> {
     let now = now_secs(state.clock.as_ref());
     let bucket = policy.bucket(caller.principal.key_id.as_str());
-    let count = state
-        .rate_limits
-        .hit(&policy, &bucket, now)
-        .await
-        .map_err(|e| ApiError::from(ServiceError::from(e)))?;
+    let count = state.rate_limits.hit(&policy, &bucket, now).await;
+    record(req, policy, count, now)
+}
+
+/// Records the outcome of a hit of `policy` made at `now` for the
+/// request's `RateLimit` fields.
+///
+/// # Errors
+/// 429 `rate_limited` (with `Retry-After`) when the window is exhausted;
+/// 503 when the counter store could not be reached.
+pub fn record(
+    req: &HttpRequest,
+    policy: Policy,
+    count: StoreResult<Option<u32>>,
+    now: i64,
+) -> Result<(), ApiError> {
+    let count = count.map_err(|e| ApiError::from(ServiceError::from(e)))?;
     let decision = policy.decide(count, now);
     let name = policy.name;
     {

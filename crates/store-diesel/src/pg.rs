@@ -234,4 +234,8 @@ impl RateLimitStore for PgStore {
         // With the hits of this process's other requests (see `hits`).
         self.count_hit(bucket, window, limit).await
     }
+
+    fn folds_hits_into_reads(&self) -> bool {
+        true
+    }
 }

@@ -205,6 +205,16 @@ impl SqliteStore {
             recheck: OUTBOX_RECHECK,
         }
     }
+
+    /// Always `None`: SQLite counts rate limits in memory, so its reads
+    /// never carry a hit (see the PostgreSQL backend's).
+    pub(crate) async fn group_with_deferred_hit(
+        &self,
+        _: &domain::scope::Scope,
+        _: &domain::ids::GroupId,
+    ) -> Option<StoreResult<domain::group::Group>> {
+        None
+    }
 }
 
 /// The longest an idle dispatcher on SQLite sleeps before looking at the

@@ -164,6 +164,9 @@ impl GroupStore for Store {
     }
 
     async fn group(&self, scope: &Scope, id: &GroupId) -> StoreResult<Group> {
+        if let Some(read) = self.group_with_deferred_hit(scope, id).await {
+            return read;
+        }
         let mut conn = self.conn().await?;
         Ok(load_group(&mut conn, scope, id.as_str()).await?)
     }

@@ -8,16 +8,29 @@
 //!
 //! The statement runs on a task of its own, so a request dropped while it
 //! waits (a client gone) never leaves the others waiting.
+//!
+//! A group read (`GET /v1/groups/{id}`) defers its hit to its statement
+//! ([`domain::store::defer_hit`]): when no batch is under way, the read
+//! selects `rate_limit_hits(…)` beside the group's row, one statement and
+//! one transaction for the whole request. While a batch is under way the
+//! read leaves the hit to the batches, which keep one process's requests
+//! from queueing on the counter's row lock one by one.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use diesel::sql_types::{Array, BigInt, Integer, Text};
+use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper};
 use diesel_async::RunQueryDsl;
-use domain::store::{StoreError, StoreResult};
+use domain::group::Group;
+use domain::ids::GroupId;
+use domain::scope::Scope;
+use domain::store::{StoreError, StoreResult, take_deferred_hit};
 use tokio::sync::oneshot;
 
 use super::PgStore;
+use crate::rows::GroupRow;
+use crate::schema::groups;
 
 diesel::define_sql_function! {
     /// The hits of migration `rate_limit_hits`: each window's count after
@@ -89,16 +102,61 @@ impl PgStore {
             let counted = self.send(&batch).await;
             for (i, hit) in batch.into_iter().enumerate() {
                 let answer = match &counted {
-                    Ok(counts) => Ok(counts
-                        .get(i)
-                        .copied()
-                        .flatten()
-                        .and_then(|c| u32::try_from(c).ok())),
+                    Ok(counts) => Ok(counts.get(i..).and_then(first_count)),
                     Err(e) => Err(e.store_error()),
                 };
                 let _ = hit.answer.send(answer);
             }
         }
+    }
+
+    /// The scope's group `id`, read in one statement with the hit its
+    /// request deferred, when that hit is waiting and no batch is under
+    /// way; `None` leaves the read to the plain query (and the hit to the
+    /// request). A read that finds no group makes no hit: the request
+    /// makes it.
+    pub(crate) async fn group_with_deferred_hit(
+        &self,
+        scope: &Scope,
+        id: &GroupId,
+    ) -> Option<StoreResult<Group>> {
+        if AtomicBool::load(&self.hits.sending, Ordering::SeqCst) {
+            return None;
+        }
+        let folded = take_deferred_hit()?;
+        let mut conn = match self.conn().await {
+            Ok(conn) => conn,
+            Err(e) => return Some(Err(e)),
+        };
+        let hit = folded.hit();
+        let limit = i32::try_from(hit.limit).unwrap_or(i32::MAX);
+        let found: Result<Option<(Vec<Option<i32>>, GroupRow)>, _> = groups::table
+            .filter(groups::id.eq(id.as_str()))
+            .filter(groups::partner_id.eq(scope.partner.as_str()))
+            .filter(groups::mode.eq(scope.mode.as_str()))
+            .select((
+                rate_limit_hits(
+                    vec![hit.bucket.as_str()],
+                    vec![hit.window_start],
+                    vec![limit],
+                ),
+                GroupRow::as_select(),
+            ))
+            .first(&mut *conn)
+            .await
+            .optional();
+        Some(match found {
+            Ok(Some((counts, row))) => {
+                folded.made(Ok(first_count(&counts)));
+                row.into_domain()
+            }
+            Ok(None) => Err(StoreError::NotFound),
+            Err(e) => {
+                let e = crate::error::db(e);
+                folded.made(Err(Failed::of_ref(&e).store_error()));
+                Err(e)
+            }
+        })
     }
 
     /// Up to [`MAX_HITS`] queued hits, oldest first.
@@ -129,6 +187,15 @@ impl PgStore {
     }
 }
 
+/// The first count of a statement's answer, as the port tells it.
+fn first_count(counts: &[Option<i32>]) -> Option<u32> {
+    counts
+        .first()
+        .copied()
+        .flatten()
+        .and_then(|c| u32::try_from(c).ok())
+}
+
 /// A batch's failure, told to each of its hits as the store's error it
 /// was: unavailable (the database cannot be reached) or internal.
 #[derive(Debug, Clone)]
@@ -139,6 +206,10 @@ enum Failed {
 
 impl Failed {
     fn of(e: StoreError) -> Self {
+        Self::of_ref(&e)
+    }
+
+    fn of_ref(e: &StoreError) -> Self {
         match e {
             StoreError::Unavailable(e) => Self::Unavailable(e.to_string()),
             other => Self::Internal(other.to_string()),

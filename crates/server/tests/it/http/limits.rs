@@ -136,3 +136,67 @@ async fn two_applications_on_postgres_share_the_limit() {
     assert_limited(&send(&first, get("/v1/ping", &key)).await);
     assert_limited(&send(&second, get("/v1/ping", &key)).await);
 }
+
+crate::http_on_both!(group_reads_are_limited_like_every_request);
+/// A group read is the request whose hit PostgreSQL makes in the read's
+/// own statement: it is counted and refused exactly as every other, a
+/// read of a missing group counts too, and a refused read shows nothing
+/// of the group.
+async fn group_reads_are_limited_like_every_request(db: TestDb) {
+    let app = TestApp::with_limits(db, five());
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let group =
+        crate::http::create_group(&svc, &key, &crate::http::group_body("limited.example")).await;
+    let path = format!("/v1/groups/{}", group["id"].as_str().unwrap());
+    let mut left = Vec::new();
+    for p in [path.as_str(), "/v1/groups/grp_000000000000", &path, &path] {
+        let a = send(&svc, get(p, &key)).await;
+        assert!(a.status == 200 || a.status == 404, "{}", a.body);
+        left.push(remaining(&a));
+    }
+    assert_eq!(left, [3, 2, 1, 0]);
+    let a = send(&svc, get(&path, &key)).await;
+    assert_limited(&a);
+    assert!(
+        !a.body.to_string().contains("limited.example"),
+        "{}",
+        a.body
+    );
+}
+
+crate::http_on_both!(concurrent_group_reads_are_counted_exactly);
+/// Twenty group reads at once against a limit of five: five answer the
+/// group and fifteen are refused, whichever of them ride on their read's
+/// statement and whichever go with the counter's batches.
+async fn concurrent_group_reads_are_counted_exactly(db: TestDb) {
+    let app = TestApp::with_limits(db, five());
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let (_, other) = app.hr_platform().await;
+    let group =
+        crate::http::create_group(&svc, &other, &crate::http::group_body("many.example")).await;
+    let path = format!("/v1/groups/{}", group["id"].as_str().unwrap());
+    let reads = (0..20).map(|_| send(&svc, get(&path, &other)));
+    let answers = futures_util::future::join_all(reads).await;
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        4,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 429).count(),
+        16,
+        "{statuses:?}"
+    );
+    let mut left: Vec<u32> = answers
+        .iter()
+        .filter(|a| a.status == 200)
+        .map(remaining)
+        .collect();
+    left.sort_unstable();
+    assert_eq!(left, [0, 1, 2, 3]);
+    // The other key was not charged.
+    assert_eq!(remaining(&send(&svc, get("/v1/ping", &key)).await), 4);
+}
