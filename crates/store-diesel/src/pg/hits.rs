@@ -130,7 +130,7 @@ impl PgStore {
         };
         let hit = folded.hit();
         let limit = i32::try_from(hit.limit).unwrap_or(i32::MAX);
-        let found: Result<Option<(Vec<Option<i32>>, GroupRow)>, _> = groups::table
+        let found: Result<Option<CountedRow>, _> = groups::table
             .filter(groups::id.eq(id.as_str()))
             .filter(groups::partner_id.eq(scope.partner.as_str()))
             .filter(groups::mode.eq(scope.mode.as_str()))
@@ -186,6 +186,9 @@ impl PgStore {
             .map_err(|e| Failed::of(crate::error::db(e)))
     }
 }
+
+/// A group's row with the counts of the hit its read made.
+type CountedRow = (Vec<Option<i32>>, GroupRow);
 
 /// The first count of a statement's answer, as the port tells it.
 fn first_count(counts: &[Option<i32>]) -> Option<u32> {

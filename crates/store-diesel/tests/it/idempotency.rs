@@ -359,7 +359,7 @@ async fn the_purge_deletes_only_what_the_window_no_longer_needs(t: TestDb) {
             Completion {
                 request: &live_flight,
                 response: &answer,
-                now: now,
+                now,
             },
         )
         .await
