@@ -142,7 +142,9 @@ pub(crate) const SOLE_PROCESS: bool = false;
 
 backend_ops!();
 
+mod batch;
 mod hits;
+mod records;
 
 /// Session settings of every connection: a transaction left open (a
 /// cancelled request whose connection was not yet discarded) is ended by the
@@ -161,6 +163,8 @@ pub struct PgStore {
     listener: Arc<OnceLock<Listener>>,
     /// Rate-limit hits waiting for their statement.
     hits: Arc<hits::Hits>,
+    /// Attempts waiting for their transaction.
+    records: Arc<records::Records>,
 }
 
 impl PgStore {
@@ -177,7 +181,8 @@ impl PgStore {
             owner: None,
             url: Arc::from(url),
             listener: Arc::new(OnceLock::new()),
-            hits: Arc::default(),
+            hits: hits::hits(),
+            records: records::records(),
         })
     }
 

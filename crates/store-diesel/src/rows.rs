@@ -2,7 +2,7 @@
 //! are stored as their wire strings and JSON documents as TEXT, so both
 //! backends share one schema.
 
-use diesel::prelude::{Insertable, Queryable, Selectable};
+use diesel::prelude::{Insertable, Queryable, QueryableByName, Selectable};
 use domain::api_key::{KeyDigest, KeyRecord};
 use domain::census::StoredMember;
 use domain::document::{EnrollmentDocument, EventData, JobPayload, QuoteDocument};
@@ -120,7 +120,7 @@ impl KeyRow {
     }
 }
 
-#[derive(Queryable, Selectable, Insertable)]
+#[derive(Clone, Queryable, QueryableByName, Selectable, Insertable)]
 #[diesel(table_name = groups, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
 pub(crate) struct GroupRow {
     pub id: String,

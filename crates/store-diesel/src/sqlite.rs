@@ -206,6 +206,17 @@ impl SqliteStore {
         }
     }
 
+    /// Records one attempt (see [`Self::record_batch`]): the write thread
+    /// already commits the transactions that wait for it together.
+    pub(crate) async fn record_one(
+        &self,
+        record: domain::store::AttemptRecord,
+        notify: bool,
+    ) -> StoreResult<bool> {
+        let recorded = self.record_batch(vec![record], notify).await?;
+        Ok(<[bool]>::first(&recorded) == Some(&true))
+    }
+
     /// Always `None`: SQLite counts rate limits in memory, so its reads
     /// never carry a hit (see the PostgreSQL backend's).
     pub(crate) async fn group_with_deferred_hit(

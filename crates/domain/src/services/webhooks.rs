@@ -432,12 +432,6 @@ impl Webhooks {
         scope: &Scope,
         kind: crate::partner::PartnerKind,
     ) -> Result<TestDelivery, ServiceError> {
-        let endpoint = self
-            .ports
-            .endpoints
-            .endpoint(scope)
-            .await?
-            .ok_or(ServiceError::NotFound)?;
         let now_ms = self.ports.clock.now_ms();
         let event = NewEvent {
             id: Minter::new(self.ports.entropy.as_ref()).event_id(),
@@ -446,10 +440,13 @@ impl Webhooks {
             data: EventData::Ping {},
         };
         let lease = now_ms.saturating_add(DELIVERY_LEASE_MS);
-        self.ports
+        // The endpoint is read with the append: one transaction.
+        let endpoint = self
+            .ports
             .outbox
             .append_claimed(&event, now_ms, lease)
-            .await?;
+            .await?
+            .ok_or(ServiceError::NotFound)?;
         let claimed = Event {
             event,
             state: DeliveryState::Pending,

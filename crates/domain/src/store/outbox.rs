@@ -8,6 +8,7 @@ use crate::ids::EventId;
 use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
 use crate::store::StoreResult;
+use crate::webhook::WebhookEndpoint;
 
 /// One attempt's outcome, as [`OutboxStore::record_attempts`] records it.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +52,9 @@ pub trait OutboxStore: Send + Sync {
 
     /// Appends one event already claimed by the caller until
     /// `lease_until_ms` (the test `ping`, whose first attempt the request
-    /// makes itself): no dispatcher takes it before the lease ends.
+    /// makes itself) when its scope has a webhook endpoint, reading the
+    /// endpoint in the same transaction: the endpoint, or `None` (nothing
+    /// appended). No dispatcher takes the event before the lease ends.
     ///
     /// # Errors
     /// MUST return [`Conflict::IdTaken`](crate::store::Conflict::IdTaken) when the id exists.
@@ -60,7 +63,7 @@ pub trait OutboxStore: Send + Sync {
         event: &NewEvent,
         now_ms: i64,
         lease_until_ms: i64,
-    ) -> StoreResult<()>;
+    ) -> StoreResult<Option<WebhookEndpoint>>;
 
     /// Claims up to `limit` deliveries due at `now_ms`, leasing each for
     /// `lease_ms`: no other claimant (in any process) gets them until the

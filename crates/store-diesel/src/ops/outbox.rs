@@ -13,10 +13,11 @@ use domain::store::{AttemptRecord, OutboxStore, OutboxWatch, StoreError, StoreRe
 
 use domain::event::EventType;
 use domain::store::Conflict;
+use domain::webhook::WebhookEndpoint;
 use domain::webhook::attempt::DeliveryAttempt;
 
 use super::locks::claim_event_ids;
-use super::webhooks::{AttemptRow, insert_attempts};
+use super::webhooks::{AttemptRow, insert_attempts, read_endpoint};
 use super::shared::insert_events;
 use super::{Conn, Store};
 use crate::error::{TxError, db};
@@ -53,16 +54,20 @@ impl OutboxStore for Store {
         event: &NewEvent,
         now_ms: i64,
         lease_until_ms: i64,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Option<WebhookEndpoint>> {
         let mut row = EventRow::new(event, now_ms)?;
         row.locked_until_ms = Some(lease_until_ms);
+        let scope = event.scope.clone();
         // Claimed by the caller: nothing for a dispatcher to wake for.
-        write_tx!(self, async |c: &mut Conn| {
+        let endpoint = write_tx!(self, async |c: &mut Conn| {
+            let Some(endpoint) = read_endpoint(c, &scope).await? else {
+                return Ok(None);
+            };
             insert_events(c, vec![row]).await?;
-            Ok::<_, TxError>(())
+            Ok::<_, TxError>(Some(endpoint))
         })
         .await?;
-        Ok(())
+        Ok(endpoint)
     }
 
     async fn claim_deliveries(
@@ -116,8 +121,7 @@ impl OutboxStore for Store {
         // Recorded outside the dispatcher (the test ping's first attempt):
         // a retry it schedules must wake an idle dispatcher.
         let retry = record.state == DeliveryState::Pending;
-        let recorded = self.record_batch(vec![record], retry).await?;
-        if <[bool]>::first(&recorded) == Some(&true) {
+        if self.record_one(record, retry).await? {
             return Ok(true);
         }
         let mut conn = self.conn().await?;
@@ -308,7 +312,7 @@ impl Store {
     /// Records a batch of attempts in one transaction (see
     /// [`OutboxStore::record_attempts`]); with `notify`, the outbox's
     /// watchers hear of it.
-    async fn record_batch(
+    pub(crate) async fn record_batch(
         &self,
         records: Vec<AttemptRecord>,
         notify: bool,

@@ -50,6 +50,22 @@ struct WebhookRow {
     previous_secret_expires_at: Option<i64>,
 }
 
+/// The scope's endpoint, read on `c` (inside the caller's transaction, if
+/// any).
+pub(super) async fn read_endpoint(
+    c: &mut Conn,
+    scope: &Scope,
+) -> Result<Option<WebhookEndpoint>, TxError> {
+    let row: Option<WebhookRow> = endpoints::table
+        .filter(endpoints::partner_id.eq(scope.partner.as_str()))
+        .filter(endpoints::mode.eq(scope.mode.as_str()))
+        .select(WebhookRow::as_select())
+        .first(c)
+        .await
+        .optional()?;
+    Ok(row.map(WebhookRow::into_domain).transpose()?)
+}
+
 impl WebhookRow {
     fn new(e: &WebhookEndpoint) -> Self {
         Self {
@@ -176,16 +192,7 @@ impl WebhookStore for Store {
 
     async fn endpoint(&self, scope: &Scope) -> StoreResult<Option<WebhookEndpoint>> {
         let mut conn = self.conn().await?;
-        endpoints::table
-            .filter(endpoints::partner_id.eq(scope.partner.as_str()))
-            .filter(endpoints::mode.eq(scope.mode.as_str()))
-            .select(WebhookRow::as_select())
-            .first(&mut *conn)
-            .await
-            .optional()
-            .map_err(db)?
-            .map(WebhookRow::into_domain)
-            .transpose()
+        Ok(read_endpoint(&mut conn, scope).await?)
     }
 
     async fn delete_endpoint(

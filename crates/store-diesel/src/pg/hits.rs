@@ -1,36 +1,35 @@
 //! PostgreSQL's rate-limit hits, counted together: the hits a process's
 //! requests make while one statement is under way queue up and go as the
-//! next statement, `SELECT rate_limit_hits(…)` (a function of the
+//! next statement ([`Batcher`]), `SELECT rate_limit_hits(…)` (a function of the
 //! migrations that makes each hit as `rate_limit_hit` does, in bucket
 //! order). The count stays exact across processes — every hit is still
 //! counted in the database, atomically — while a busy process spends one
 //! round trip and one transaction on many requests instead of one each.
 //!
-//! The statement runs on a task of its own, so a request dropped while it
-//! waits (a client gone) never leaves the others waiting.
-//!
-//! A group read (`GET /v1/groups/{id}`) defers its hit to its statement
-//! ([`domain::store::defer_hit`]): when no batch is under way, the read
-//! selects `rate_limit_hits(…)` beside the group's row, one statement and
-//! one transaction for the whole request. While a batch is under way the
-//! read leaves the hit to the batches, which keep one process's requests
-//! from queueing on the counter's row lock one by one.
+//! A group read (`GET /v1/groups/{id}`) defers its hit to its read
+//! ([`domain::store::defer_hit`]) and rides in the same queue: the
+//! statement of a batch holding reads selects the groups they ask for
+//! beside the hits' counts ([`ReadWithHits`]), so a read costs no
+//! statement or transaction of its own, alone (one statement for the
+//! whole request) or under load (one for many requests). Each read's
+//! answer is checked against its own scope: the statement finds rows by
+//! id, the scope's partner and mode are compared here.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use diesel::sql_types::{Array, BigInt, Integer, Text};
-use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper};
+use diesel::pg::Pg;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Untyped};
+use diesel::{QueryResult, QueryableByName};
 use diesel_async::RunQueryDsl;
 use domain::group::Group;
 use domain::ids::GroupId;
 use domain::scope::Scope;
 use domain::store::{StoreError, StoreResult, take_deferred_hit};
-use tokio::sync::oneshot;
 
 use super::PgStore;
+use super::batch::{Batcher, Failed};
 use crate::rows::GroupRow;
-use crate::schema::groups;
 
 diesel::define_sql_function! {
     /// The hits of migration `rate_limit_hits`: each window's count after
@@ -38,23 +37,96 @@ diesel::define_sql_function! {
     fn rate_limit_hits(buckets: Array<Text>, window_starts: Array<BigInt>, limits: Array<Integer>) -> Array<Nullable<Integer>>;
 }
 
+/// The statement of a batch holding group reads: the hits' counts (made
+/// once, in the materialized `WITH`) beside each group with one of the
+/// ids asked for, or one row of counts alone when none is found. Its SQL
+/// is fixed, so each connection prepares it once (diesel's `sql_query`
+/// would prepare it again at every batch: a round trip and a transaction
+/// more).
+struct ReadWithHits<'a> {
+    buckets: Vec<&'a str>,
+    windows: Vec<i64>,
+    limits: Vec<i32>,
+    ids: Vec<&'a str>,
+}
+
+impl QueryFragment<Pg> for ReadWithHits<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH h AS MATERIALIZED (SELECT rate_limit_hits(");
+        out.push_bind_param::<Array<Text>, _>(&self.buckets)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<BigInt>, _>(&self.windows)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Integer>, _>(&self.limits)?;
+        out.push_sql(") AS counts) SELECT h.counts, g.* FROM h LEFT JOIN groups g ON g.id = ANY(");
+        out.push_bind_param::<Array<Text>, _>(&self.ids)?;
+        out.push_sql(")");
+        Ok(())
+    }
+}
+
+impl QueryId for ReadWithHits<'_> {
+    type QueryId = ReadWithHits<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for ReadWithHits<'_> {
+    type SqlType = Untyped;
+}
+
 /// The most hits one statement carries.
 const MAX_HITS: usize = 256;
 
-/// One queued hit and where its answer goes.
-struct Hit {
+/// One queued hit, and the group read riding with it.
+pub(crate) struct Hit {
     bucket: String,
     window: i64,
     limit: i32,
-    answer: oneshot::Sender<StoreResult<Option<u32>>>,
+    read: Option<Read>,
 }
 
-/// The hits waiting for the next statement, and whether a task is sending
-/// them.
-#[derive(Default)]
-pub(crate) struct Hits {
-    queue: Mutex<Vec<Hit>>,
-    sending: AtomicBool,
+/// A group read: the id, and the scope the row must belong to.
+pub(crate) struct Read {
+    id: String,
+    partner: String,
+    mode: &'static str,
+}
+
+impl Read {
+    fn finds(&self, row: &GroupRow) -> bool {
+        row.id == self.id && row.partner_id == self.partner && row.mode == self.mode
+    }
+}
+
+/// A hit's answer: the window's count after it (`None` at the limit), and
+/// the row its read found.
+pub(crate) struct Counted {
+    count: Option<u32>,
+    group: Option<GroupRow>,
+}
+
+/// What one statement answered: each hit's count, in order, and the
+/// groups its reads found.
+struct Sent {
+    counts: Vec<Option<i32>>,
+    groups: Vec<GroupRow>,
+}
+
+/// A row of [`ReadWithHits`].
+#[derive(QueryableByName)]
+struct CountedRow {
+    #[diesel(sql_type = Array<Nullable<Integer>>)]
+    counts: Vec<Option<i32>>,
+    #[diesel(embed)]
+    group: Option<GroupRow>,
+}
+
+/// The hits waiting for the next statement.
+pub(crate) type Hits = Batcher<Hit, Result<Counted, Failed>>;
+
+/// A batcher of hits.
+pub(crate) fn hits() -> Arc<Hits> {
+    Arc::new(Batcher::new(MAX_HITS))
 }
 
 impl PgStore {
@@ -66,163 +138,143 @@ impl PgStore {
         window: i64,
         limit: i32,
     ) -> StoreResult<Option<u32>> {
-        let (answer, answered) = oneshot::channel();
-        self.hits
-            .queue
-            .lock()
-            .map_err(|_| StoreError::Internal("rate-limit queue poisoned".into()))?
-            .push(Hit {
-                bucket: bucket.to_owned(),
-                window,
-                limit,
-                answer,
-            });
-        if !self.hits.sending.swap(true, Ordering::SeqCst) {
-            tokio::spawn(self.clone().send_hits());
-        }
-        answered
-            .await
-            .map_err(|_| StoreError::Unavailable("the rate-limit counter stopped".into()))?
+        let counted = self
+            .queue_hit(bucket.to_owned(), window, limit, None)
+            .await?;
+        Ok(counted.count)
     }
 
-    /// Sends the queued hits, statement after statement, until none is
-    /// left.
-    async fn send_hits(self) {
-        loop {
-            let batch = self.take_hits();
-            if batch.is_empty() {
-                self.hits.sending.store(false, Ordering::SeqCst);
-                // A hit queued after the take saw a sender at work and
-                // started none: send it, unless another sender took over.
-                if self.no_hits_queued() || self.hits.sending.swap(true, Ordering::SeqCst) {
-                    return;
-                }
-                continue;
-            }
-            let counted = self.send(&batch).await;
-            for (i, hit) in batch.into_iter().enumerate() {
-                let answer = match &counted {
-                    Ok(counts) => Ok(counts.get(i..).and_then(first_count)),
-                    Err(e) => Err(e.store_error()),
-                };
-                let _ = hit.answer.send(answer);
-            }
-        }
-    }
-
-    /// The scope's group `id`, read in one statement with the hit its
-    /// request deferred, when that hit is waiting and no batch is under
-    /// way; `None` leaves the read to the plain query (and the hit to the
-    /// request). A read that finds no group makes no hit: the request
-    /// makes it.
+    /// The scope's group `id`, read in the statement that makes the hit its
+    /// request deferred; `None` (no hit deferred) leaves the read to the
+    /// plain query.
     pub(crate) async fn group_with_deferred_hit(
         &self,
         scope: &Scope,
         id: &GroupId,
     ) -> Option<StoreResult<Group>> {
-        if AtomicBool::load(&self.hits.sending, Ordering::SeqCst) {
-            return None;
-        }
         let folded = take_deferred_hit()?;
-        let mut conn = match self.conn().await {
-            Ok(conn) => conn,
-            Err(e) => return Some(Err(e)),
-        };
         let hit = folded.hit();
+        let read = Read {
+            id: id.as_str().to_owned(),
+            partner: scope.partner.as_str().to_owned(),
+            mode: scope.mode.as_str(),
+        };
         let limit = i32::try_from(hit.limit).unwrap_or(i32::MAX);
-        let found: Result<Option<CountedRow>, _> = groups::table
-            .filter(groups::id.eq(id.as_str()))
-            .filter(groups::partner_id.eq(scope.partner.as_str()))
-            .filter(groups::mode.eq(scope.mode.as_str()))
-            .select((
-                rate_limit_hits(
-                    vec![hit.bucket.as_str()],
-                    vec![hit.window_start],
-                    vec![limit],
-                ),
-                GroupRow::as_select(),
-            ))
-            .first(&mut *conn)
-            .await
-            .optional();
-        Some(match found {
-            Ok(Some((counts, row))) => {
-                folded.made(Ok(first_count(&counts)));
-                row.into_domain()
+        let counted = self
+            .queue_hit(hit.bucket.clone(), hit.window_start, limit, Some(read))
+            .await;
+        Some(match counted {
+            Ok(Counted { count, group }) => {
+                folded.made(Ok(count));
+                group
+                    .ok_or(StoreError::NotFound)
+                    .and_then(GroupRow::into_domain)
             }
-            Ok(None) => Err(StoreError::NotFound),
-            Err(e) => {
-                let e = crate::error::db(e);
-                folded.made(Err(Failed::of_ref(&e).store_error()));
-                Err(e)
+            Err(failed) => {
+                folded.made(Err(failed.store_error()));
+                Err(failed.store_error())
             }
         })
     }
 
-    /// Up to [`MAX_HITS`] queued hits, oldest first.
-    fn take_hits(&self) -> Vec<Hit> {
-        let Ok(mut queue) = self.hits.queue.lock() else {
-            return Vec::new();
+    /// Queues a hit (and its read) for the next statement and waits for
+    /// its answer.
+    async fn queue_hit(
+        &self,
+        bucket: String,
+        window: i64,
+        limit: i32,
+        read: Option<Read>,
+    ) -> Result<Counted, Failed> {
+        let hit = Hit {
+            bucket,
+            window,
+            limit,
+            read,
         };
-        let n = queue.len().min(MAX_HITS);
-        queue.drain(..n).collect()
+        let store = self.clone();
+        let send = move |batch: Vec<Hit>| {
+            let store = store.clone();
+            async move { store.answer(batch).await }
+        };
+        self.hits
+            .submit(hit, send)
+            .await
+            .unwrap_or_else(|| Err(Failed::Unavailable("the rate-limit counter stopped".into())))
     }
 
-    /// Whether no hit is queued.
-    fn no_hits_queued(&self) -> bool {
-        self.hits.queue.lock().map_or(true, |q| q.is_empty())
+    /// Each hit's answer from one statement for `batch`.
+    async fn answer(&self, batch: Vec<Hit>) -> Vec<Result<Counted, Failed>> {
+        let sent = self.send(&batch).await;
+        batch
+            .into_iter()
+            .enumerate()
+            .map(|(i, hit)| {
+                let sent = sent.as_ref().map_err(Clone::clone)?;
+                Ok(Counted {
+                    count: sent
+                        .counts
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .and_then(|c| u32::try_from(c).ok()),
+                    group: hit
+                        .read
+                        .as_ref()
+                        .and_then(|r| sent.groups.iter().find(|g| r.finds(g)).cloned()),
+                })
+            })
+            .collect()
     }
 
-    /// One statement for `batch`: each hit's count, in order.
-    async fn send(&self, batch: &[Hit]) -> Result<Vec<Option<i32>>, Failed> {
+    /// One statement for `batch`: each hit's count, in order, and the
+    /// groups its reads asked for.
+    async fn send(&self, batch: &[Hit]) -> Result<Sent, Failed> {
         let buckets: Vec<&str> = batch.iter().map(|h| h.bucket.as_str()).collect();
         let windows: Vec<i64> = batch.iter().map(|h| h.window).collect();
         let limits: Vec<i32> = batch.iter().map(|h| h.limit).collect();
-        let mut conn = self.conn().await.map_err(Failed::of)?;
-        // Prepared once per connection, like any cached SELECT.
-        diesel::select(rate_limit_hits(buckets, windows, limits))
-            .get_result(&mut *conn)
-            .await
-            .map_err(|e| Failed::of(crate::error::db(e)))
-    }
-}
-
-/// A group's row with the counts of the hit its read made.
-type CountedRow = (Vec<Option<i32>>, GroupRow);
-
-/// The first count of a statement's answer, as the port tells it.
-fn first_count(counts: &[Option<i32>]) -> Option<u32> {
-    counts
-        .first()
-        .copied()
-        .flatten()
-        .and_then(|c| u32::try_from(c).ok())
-}
-
-/// A batch's failure, told to each of its hits as the store's error it
-/// was: unavailable (the database cannot be reached) or internal.
-#[derive(Debug, Clone)]
-enum Failed {
-    Unavailable(String),
-    Internal(String),
-}
-
-impl Failed {
-    fn of(e: StoreError) -> Self {
-        Self::of_ref(&e)
-    }
-
-    fn of_ref(e: &StoreError) -> Self {
-        match e {
-            StoreError::Unavailable(e) => Self::Unavailable(e.to_string()),
-            other => Self::Internal(other.to_string()),
-        }
-    }
-
-    fn store_error(&self) -> StoreError {
-        match self {
-            Self::Unavailable(m) => StoreError::Unavailable(m.clone().into()),
-            Self::Internal(m) => StoreError::Internal(m.clone().into()),
+        let ids: Vec<&str> = batch
+            .iter()
+            .filter_map(|h| h.read.as_ref().map(|r| r.id.as_str()))
+            .collect();
+        let failed = |e| Failed::of(&crate::error::db(e));
+        let mut conn = self.conn().await.map_err(|e| Failed::of(&e))?;
+        let sent = if ids.is_empty() {
+            // Prepared once per connection, like any cached SELECT.
+            let counts = diesel::select(rate_limit_hits(buckets, windows, limits))
+                .get_result(&mut *conn)
+                .await
+                .map_err(failed)?;
+            Sent {
+                counts,
+                groups: Vec::new(),
+            }
+        } else {
+            let query = ReadWithHits {
+                buckets,
+                windows,
+                limits,
+                ids,
+            };
+            let rows: Vec<CountedRow> = query.load(&mut *conn).await.map_err(failed)?;
+            let counts = rows
+                .as_slice()
+                .first()
+                .map(|r| r.counts.clone())
+                .unwrap_or_default();
+            Sent {
+                counts,
+                groups: rows.into_iter().filter_map(|r| r.group).collect(),
+            }
+        };
+        if sent.counts.len() == batch.len() {
+            Ok(sent)
+        } else {
+            Err(Failed::Internal(format!(
+                "{} counts for {} rate-limit hits",
+                sent.counts.len(),
+                batch.len()
+            )))
         }
     }
 }

@@ -230,9 +230,6 @@ async fn registration_checks_the_url_and_seals_a_fresh_secret() {
 #[tokio::test]
 async fn the_test_ping_is_claimed_then_attempted_before_answering() {
     let mut p = Parts::new();
-    p.endpoints
-        .expect_endpoint()
-        .returning(|_| Ok(Some(endpoint())));
     p.outbox
         .expect_append_claimed()
         .withf(|e, now, lease| {
@@ -241,7 +238,7 @@ async fn the_test_ping_is_claimed_then_attempted_before_answering() {
                 && *lease == NOW_MS + DELIVERY_LEASE_MS
         })
         .times(1)
-        .returning(|_, _, _| Ok(()));
+        .returning(|_, _, _| Ok(Some(endpoint())));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let keep = Arc::clone(&seen);
     p.deliverer.expect_deliver().returning(move |d| {
@@ -266,9 +263,12 @@ async fn the_test_ping_is_claimed_then_attempted_before_answering() {
     assert_eq!(body["id"], out.id.as_str());
     assert_eq!(body["data"], json!({}));
 
-    // No endpoint: not found, nothing appended.
+    // No endpoint: not found (the store appended nothing).
     let mut p = Parts::new();
-    p.endpoints.expect_endpoint().returning(|_| Ok(None));
+    p.outbox
+        .expect_append_claimed()
+        .times(1)
+        .returning(|_, _, _| Ok(None));
     assert!(matches!(
         p.build().test(&scope(), PartnerKind::Broker).await,
         Err(ServiceError::NotFound)

@@ -47,6 +47,34 @@ async fn another_partner_or_mode_cannot_see_a_group(db: TestDb) {
     assert_eq!(list.body["groups"], json!([group]));
 }
 
+crate::http_on_both!(concurrent_reads_of_one_group_keep_their_scopes);
+/// The owner and two others read one group at once: on PostgreSQL the
+/// reads go out together in one statement, which finds the row by id, and
+/// each answer still holds to its own key's partner and mode.
+async fn concurrent_reads_of_one_group_keep_their_scopes(db: TestDb) {
+    let app = TestApp::new(db);
+    let svc = app.service().await;
+    let a = app.partner("Partner A", PartnerKind::Broker, true).await;
+    let a_test = app.key(&a, Mode::Test).await;
+    let a_live = app.key(&a, Mode::Live).await;
+    let b = app.partner("Partner B", PartnerKind::Broker, false).await;
+    let b_test = app.key(&b, Mode::Test).await;
+    let group = create_group(&svc, &a_test, &group_body("together.com")).await;
+    let path = format!("/v1/groups/{}", group["id"].as_str().unwrap());
+
+    let keys = [&a_test, &b_test, &a_live].repeat(8);
+    let reads = keys.iter().map(|key| send(&svc, get(&path, key)));
+    let answers = futures_util::future::join_all(reads).await;
+    for (key, r) in keys.iter().zip(&answers) {
+        if *key == &a_test {
+            assert_eq!(r.status, 200, "{}", r.body);
+            assert_eq!(r.body, group);
+        } else {
+            assert_error(r, 404, "not_found");
+        }
+    }
+}
+
 crate::http_on_both!(unknown_or_malformed_group_ids_are_not_found);
 async fn unknown_or_malformed_group_ids_are_not_found(db: TestDb) {
     let app = TestApp::new(db);

@@ -166,9 +166,9 @@ async fn group_reads_are_limited_like_every_request(db: TestDb) {
 }
 
 crate::http_on_both!(concurrent_group_reads_are_counted_exactly);
-/// Twenty group reads at once against a limit of five: five answer the
-/// group and fifteen are refused, whichever of them ride on their read's
-/// statement and whichever go with the counter's batches.
+/// Twenty group reads at once against a limit of five (one hit left to
+/// another request): four answer the group and sixteen are refused, on
+/// PostgreSQL whichever batch of the counter each read rides in.
 async fn concurrent_group_reads_are_counted_exactly(db: TestDb) {
     let app = TestApp::with_limits(db, five());
     let svc = app.service().await;

@@ -588,6 +588,44 @@ async fn failed_attempts_are_retried_after_one_and_five_seconds(db: TestDb) {
     assert_eq!(got[0].json()["id"], id);
 }
 
+crate::http_on_both!(concurrent_test_pings_each_record_their_own_attempt);
+/// Sixteen pings at once, half of them answered 500: each event's record
+/// is its own answer's (on PostgreSQL the attempts of concurrent pings are
+/// recorded together, in one transaction).
+async fn concurrent_test_pings_each_record_their_own_attempt(db: TestDb) {
+    let app = TestApp::with_webhooks(db, 1.0);
+    let svc = app.service().await;
+    let (_, key) = app.broker().await;
+    let script = [204, 500]
+        .repeat(8)
+        .into_iter()
+        .map(Reply::status)
+        .collect();
+    let rx = Receiver::start(script);
+    register(&svc, &key, rx.url()).await;
+
+    let pings = (0..16).map(|_| ping(&svc, &key));
+    let answers = futures_util::future::join_all(pings).await;
+    let mut failed = 0;
+    for a in &answers {
+        assert_eq!(a.status, 200, "{}", a.body);
+        let id = a.body["id"].as_str().unwrap();
+        let expected = if a.body["delivered"] == json!(true) {
+            assert_eq!(a.body["status_code"], 204, "{}", a.body);
+            json!({"state": "delivered", "attempts": 1, "last_status_code": 204,
+                   "next_attempt_at": null})
+        } else {
+            failed += 1;
+            assert_eq!(a.body["status_code"], 500, "{}", a.body);
+            json!({"state": "pending", "attempts": 1, "last_status_code": 500,
+                   "next_attempt_at": at(1)})
+        };
+        assert_eq!(delivery(&svc, &key, id).await, expected, "{id}");
+    }
+    assert_eq!(failed, 8);
+    assert_eq!(rx.received().len(), 16);
+}
+
 crate::http_on_both!(a_delivery_fails_after_four_attempts_and_is_not_retried_again);
 async fn a_delivery_fails_after_four_attempts_and_is_not_retried_again(db: TestDb) {
     let app = TestApp::with_webhooks(db, 1.0);
