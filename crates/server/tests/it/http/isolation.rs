@@ -9,15 +9,35 @@ use testkit::db::TestDb;
 
 use crate::http::{TestApp, assert_error, create_group, get, group_body, patch, send};
 
+/// Keys of three scopes: partner A's test and live modes, partner B's
+/// test mode.
+struct Keys {
+    a_test: String,
+    a_live: String,
+    b_test: String,
+}
+
+impl Keys {
+    async fn new(app: &TestApp) -> Self {
+        let a = app.partner("Partner A", PartnerKind::Broker, true).await;
+        let b = app.partner("Partner B", PartnerKind::Broker, false).await;
+        Self {
+            a_test: app.key(&a, Mode::Test).await,
+            a_live: app.key(&a, Mode::Live).await,
+            b_test: app.key(&b, Mode::Test).await,
+        }
+    }
+}
+
 crate::http_on_both!(another_partner_or_mode_cannot_see_a_group);
 async fn another_partner_or_mode_cannot_see_a_group(db: TestDb) {
     let app = TestApp::new(db);
     let svc = app.service().await;
-    let a = app.partner("Partner A", PartnerKind::Broker, true).await;
-    let a_test = app.key(&a, Mode::Test).await;
-    let a_live = app.key(&a, Mode::Live).await;
-    let b = app.partner("Partner B", PartnerKind::Broker, false).await;
-    let b_test = app.key(&b, Mode::Test).await;
+    let Keys {
+        a_test,
+        a_live,
+        b_test,
+    } = Keys::new(&app).await;
 
     let group = create_group(&svc, &a_test, &group_body("isolated.com")).await;
     let id = group["id"].as_str().unwrap();
@@ -54,11 +74,11 @@ crate::http_on_both!(concurrent_reads_of_one_group_keep_their_scopes);
 async fn concurrent_reads_of_one_group_keep_their_scopes(db: TestDb) {
     let app = TestApp::new(db);
     let svc = app.service().await;
-    let a = app.partner("Partner A", PartnerKind::Broker, true).await;
-    let a_test = app.key(&a, Mode::Test).await;
-    let a_live = app.key(&a, Mode::Live).await;
-    let b = app.partner("Partner B", PartnerKind::Broker, false).await;
-    let b_test = app.key(&b, Mode::Test).await;
+    let Keys {
+        a_test,
+        a_live,
+        b_test,
+    } = Keys::new(&app).await;
     let group = create_group(&svc, &a_test, &group_body("together.com")).await;
     let path = format!("/v1/groups/{}", group["id"].as_str().unwrap());
 
