@@ -142,6 +142,7 @@ pub(crate) const SOLE_PROCESS: bool = false;
 
 backend_ops!();
 
+mod appends;
 mod batch;
 mod hits;
 mod records;
@@ -165,6 +166,8 @@ pub struct PgStore {
     hits: Arc<hits::Hits>,
     /// Attempts waiting for their transaction.
     records: Arc<records::Records>,
+    /// Claimed events waiting for their transaction.
+    appends: Arc<appends::Appends>,
 }
 
 impl PgStore {
@@ -183,6 +186,7 @@ impl PgStore {
             listener: Arc::new(OnceLock::new()),
             hits: hits::hits(),
             records: records::records(),
+            appends: appends::appends(),
         })
     }
 

@@ -418,7 +418,7 @@ impl EnrollmentRow {
     }
 }
 
-#[derive(Queryable, Selectable, Insertable)]
+#[derive(Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = events, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite), treat_none_as_default_value = false)]
 pub(crate) struct EventRow {
     pub id: String,

@@ -206,6 +206,18 @@ impl SqliteStore {
         }
     }
 
+    /// Appends one claimed event (see [`Self::append_claimed_batch`]): the
+    /// write thread already commits the transactions that wait for it
+    /// together.
+    pub(crate) async fn append_claimed_row(
+        &self,
+        row: crate::rows::EventRow,
+        scope: domain::scope::Scope,
+    ) -> StoreResult<Option<domain::webhook::WebhookEndpoint>> {
+        let mut endpoints = self.append_claimed_batch(vec![(row, scope)]).await?;
+        Ok(endpoints.pop().flatten())
+    }
+
     /// Records one attempt (see [`Self::record_batch`]): the write thread
     /// already commits the transactions that wait for it together.
     pub(crate) async fn record_one(

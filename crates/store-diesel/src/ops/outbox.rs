@@ -57,17 +57,7 @@ impl OutboxStore for Store {
     ) -> StoreResult<Option<WebhookEndpoint>> {
         let mut row = EventRow::new(event, now_ms)?;
         row.locked_until_ms = Some(lease_until_ms);
-        let scope = event.scope.clone();
-        // Claimed by the caller: nothing for a dispatcher to wake for.
-        let endpoint = write_tx!(self, async |c: &mut Conn| {
-            let Some(endpoint) = read_endpoint(c, &scope).await? else {
-                return Ok(None);
-            };
-            insert_events(c, vec![row]).await?;
-            Ok::<_, TxError>(Some(endpoint))
-        })
-        .await?;
-        Ok(endpoint)
+        self.append_claimed_row(row, event.scope.clone()).await
     }
 
     async fn claim_deliveries(
@@ -309,6 +299,43 @@ fn rescheduled(
 }
 
 impl Store {
+    /// Appends claimed events in one transaction, each when its scope has
+    /// an endpoint (see [`OutboxStore::append_claimed`]): each one's
+    /// endpoint, or `None` (that one not appended), in order. Each scope's
+    /// endpoint is read once.
+    pub(crate) async fn append_claimed_batch(
+        &self,
+        items: Vec<(EventRow, Scope)>,
+    ) -> StoreResult<Vec<Option<WebhookEndpoint>>> {
+        // Claimed by the caller: nothing for a dispatcher to wake for.
+        let endpoints = write_tx!(self, async |c: &mut Conn| {
+            let mut read: Vec<(Scope, Option<WebhookEndpoint>)> = Vec::new();
+            let mut endpoints = Vec::with_capacity(items.len());
+            let mut rows = Vec::with_capacity(items.len());
+            for (row, scope) in items {
+                let known = read.iter().find(|(s, _)| *s == scope).map(|(_, e)| e.clone());
+                let endpoint = match known {
+                    Some(endpoint) => endpoint,
+                    None => {
+                        let endpoint = read_endpoint(c, &scope).await?;
+                        read.push((scope, endpoint.clone()));
+                        endpoint
+                    }
+                };
+                if endpoint.is_some() {
+                    rows.push(row);
+                }
+                endpoints.push(endpoint);
+            }
+            if !rows.is_empty() {
+                insert_events(c, rows).await?;
+            }
+            Ok::<_, TxError>(endpoints)
+        })
+        .await?;
+        Ok(endpoints)
+    }
+
     /// Records a batch of attempts in one transaction (see
     /// [`OutboxStore::record_attempts`]); with `notify`, the outbox's
     /// watchers hear of it.
