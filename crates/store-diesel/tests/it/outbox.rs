@@ -13,6 +13,7 @@ use domain::page::PageRequest;
 use domain::scope::Scope;
 use domain::store::{Conflict, GroupAdvance, StoreError};
 use domain::webhook::attempt::{AttemptFilter, AttemptOutcome, DeliveryAttempt, FailureReason};
+use domain::webhook::{EndpointState, WebhookEndpoint};
 
 use crate::groups::group;
 use crate::harness::{TestDb, partner, process};
@@ -449,3 +450,58 @@ async fn an_idle_dispatcher_hears_of_new_and_rescheduled_deliveries(t: TestDb) {
     assert_eq!(s.outbox.next_due_ms().await.unwrap(), Some(20_000));
 }
 on_both!(an_idle_dispatcher_hears_of_new_and_rescheduled_deliveries);
+
+on_both!(concurrent_claimed_appends_each_get_their_own_answer);
+/// Twenty claimed appends at once (on PostgreSQL they go out together):
+/// the one whose id is taken gets its conflict, the others are stored, and
+/// a scope without an endpoint appends nothing.
+async fn concurrent_claimed_appends_each_get_their_own_answer(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let (_, bare) = partner(s, 2).await;
+    let endpoint = WebhookEndpoint {
+        scope: sc.clone(),
+        url: "https://hooks.example.com/h".to_owned(),
+        sealed_secret: vec![1, 2, 3],
+        created_at: 100,
+        state: EndpointState::Enabled,
+        failing_since_ms: None,
+        previous_secret: None,
+    };
+    s.webhooks.put_endpoint(&endpoint).await.unwrap();
+    let taken = event(7, &sc, 200);
+    s.outbox
+        .append(std::slice::from_ref(&taken), 200_000)
+        .await
+        .unwrap();
+
+    let events: Vec<NewEvent> = (0..20)
+        .map(|n| match n {
+            7 => taken.clone(),
+            13 => event(100 + n, &bare, 200),
+            _ => event(100 + n, &sc, 200),
+        })
+        .collect();
+    let appends = events
+        .iter()
+        .map(|e| s.outbox.append_claimed(e, 200_000, 260_000));
+    let answers = futures_util::future::join_all(appends).await;
+    for (n, (e, answer)) in events.iter().zip(answers).enumerate() {
+        match n {
+            7 => assert!(
+                matches!(answer, Err(StoreError::Conflict(Conflict::IdTaken))),
+                "{answer:?}"
+            ),
+            13 => {
+                assert!(matches!(answer, Ok(None)), "{answer:?}");
+                assert!(s.outbox.event(&bare, &e.id).await.is_err());
+            }
+            _ => {
+                assert!(matches!(&answer, Ok(Some(got)) if *got == endpoint), "{n}");
+                let stored = s.outbox.event(&sc, &e.id).await.unwrap();
+                assert_eq!(stored.event, *e);
+                assert_eq!(stored.lease_until_ms, Some(260_000));
+            }
+        }
+    }
+}
