@@ -44,6 +44,25 @@ macro_rules! autocommit {
     };
 }
 
+/// [`autocommit!`] on a connection whose commit does not wait for the WAL
+/// flush ([`COUNTER_SESSION`]), for a write whose loss in a crash of the
+/// database server is harmless: nothing relies on it being durable before
+/// a later write is, and every later write's flush takes it along (the WAL
+/// reaches the disk in order). The begin of an idempotent request: its
+/// in-flight record is seen by every process at its commit, and it
+/// outlives a crash once the request's change (or its stored answer) is
+/// flushed; before that, the change is lost with it and a retry executes.
+macro_rules! unflushed_autocommit {
+    ($store:expr, $body:expr) => {
+        async {
+            let mut conn = $store.counter_conn().await?;
+            let conn: &mut Conn = &mut conn;
+            let out: Result<_, $crate::error::TxError> = ($body)(conn).await;
+            Ok::<_, domain::store::StoreError>(out?)
+        }
+    };
+}
+
 /// A write of many rows: a [`write_tx!`] (see the SQLite backend's).
 macro_rules! bulk_write_tx {
     ($store:expr, $body:expr) => {
@@ -142,10 +161,9 @@ pub(crate) const SOLE_PROCESS: bool = false;
 
 backend_ops!();
 
-mod appends;
 mod batch;
 mod hits;
-mod records;
+mod writes;
 
 /// Session settings of every connection: a transaction left open (a
 /// cancelled request whose connection was not yet discarded) is ended by the
@@ -153,10 +171,29 @@ mod records;
 /// 30 seconds, so a request fails rather than hangs.
 const SESSION: &str = "SET idle_in_transaction_session_timeout = '60s'; SET lock_timeout = '30s';";
 
+/// [`SESSION`], for the connections the rate-limit hits go on (`hits`)
+/// and idempotent requests' begins (`unflushed_autocommit!`), with their
+/// commits asynchronous: a hit is counted, and seen by every process, at
+/// its commit as before, but the commit does not wait for the WAL to reach
+/// the disk, so a request does not wait for a flush before its handler
+/// runs. Only a crash of the database server itself can lose what was
+/// committed in the last fraction of a second (its WAL writer flushes
+/// within 200 ms): counts of a minute's window, and in-flight records
+/// whose request has flushed nothing yet. Nothing else is written on these
+/// connections.
+const COUNTER_SESSION: &str = "SET idle_in_transaction_session_timeout = '60s'; \
+    SET lock_timeout = '30s'; SET synchronous_commit = off;";
+
+/// Connections of the hits (one batch is sent at a time) and the begins.
+const COUNTER_CONNECTIONS: usize = 4;
+
 /// The PostgreSQL store.
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool<Conn>,
+    /// The connections of the rate-limit hits and the idempotency begins
+    /// ([`COUNTER_SESSION`]).
+    counters: Pool<Conn>,
     owner: Option<ProcessId>,
     /// The database's URL, for the outbox listener's own connection.
     url: Arc<str>,
@@ -164,10 +201,9 @@ pub struct PgStore {
     listener: Arc<OnceLock<Listener>>,
     /// Rate-limit hits waiting for their statement.
     hits: Arc<hits::Hits>,
-    /// Attempts waiting for their transaction.
-    records: Arc<records::Records>,
-    /// Claimed events waiting for their transaction.
-    appends: Arc<appends::Appends>,
+    /// Webhook writes (claimed events, attempts) waiting for their
+    /// transaction.
+    writes: Arc<writes::Writes>,
 }
 
 impl PgStore {
@@ -181,13 +217,28 @@ impl PgStore {
         let timeout = Some(std::time::Duration::from_secs(5));
         Ok(Self {
             pool: crate::pool::<Conn>(url, SESSION, max_connections, timeout)?,
+            counters: crate::pool::<Conn>(url, COUNTER_SESSION, COUNTER_CONNECTIONS, timeout)?,
             owner: None,
             url: Arc::from(url),
             listener: Arc::new(OnceLock::new()),
             hits: hits::hits(),
-            records: records::records(),
-            appends: appends::appends(),
+            writes: writes::writes(),
         })
+    }
+
+    /// A connection whose commits do not wait for the WAL flush
+    /// ([`COUNTER_SESSION`]): the rate-limit hits' and
+    /// `unflushed_autocommit!`'s.
+    pub(crate) async fn counter_conn(
+        &self,
+    ) -> StoreResult<
+        crate::Pooled<diesel_async::pooled_connection::AsyncDieselConnectionManager<Conn>>,
+    > {
+        self.counters
+            .get()
+            .await
+            .map(crate::Pooled::new)
+            .map_err(crate::error::pool)
     }
 
     /// Nothing: on PostgreSQL the watchers hear through `NOTIFY`, sent at

@@ -55,6 +55,15 @@ macro_rules! autocommit {
     };
 }
 
+/// [`autocommit!`] for a write whose loss in a crash would be harmless
+/// (see the PostgreSQL backend's): on SQLite, whose write thread already
+/// commits concurrent writes together, a [`write_tx!`] like any other.
+macro_rules! unflushed_autocommit {
+    ($store:expr, $body:expr) => {
+        write_tx!($store, $body)
+    };
+}
+
 /// A future running `$body` (a future) on blocking threads: a read that can
 /// be large. On PostgreSQL, the future as it is.
 macro_rules! offload {

@@ -1,8 +1,9 @@
-//! Idempotency records (shared by both backends). `begin` is one
-//! transaction: drop an expired or abandoned record for the key (an
-//! in-flight record whose owner is dead: `owner_dead!`), try to insert an
-//! in-flight record naming the store's owner (`ON CONFLICT DO NOTHING`), and
-//! if another request got there first, classify what it left. On
+//! Idempotency records (shared by both backends). `begin` inserts an
+//! in-flight record naming the store's owner (`ON CONFLICT DO NOTHING`):
+//! for a new key, that one statement is all. When the key is recorded, one
+//! transaction drops an expired or abandoned record for it (an in-flight
+//! record whose owner is dead: `owner_dead!`), tries the insert again, and
+//! if another request got there first, classifies what it left. On
 //! PostgreSQL the insert waits for a concurrent inserter of the same key to
 //! commit, so exactly one of N concurrent duplicates executes. Completing
 //! or releasing a record is fenced by the attempt that began it: a process
@@ -61,7 +62,35 @@ impl IdempotencyStore for Store {
         let mode = scope.mode.as_str();
         let owner = self.owner.as_ref().map(ProcessId::as_str);
         let now_ms = now.saturating_mul(1000);
-                Ok(write_tx!(self, async |c: &mut Conn| {
+        let record = (
+            idem::partner_id.eq(&partner),
+            idem::mode.eq(mode),
+            idem::idem_key.eq(&request.key),
+            idem::method.eq(&request.method),
+            idem::route.eq(&request.route),
+            idem::digest.eq(&request.digest),
+            idem::state.eq("in_flight"),
+            idem::created_at.eq(now),
+            idem::expires_at.eq(now.saturating_add(IN_FLIGHT_LEASE_SECS)),
+            idem::owner_id.eq(owner),
+            idem::attempt.eq(&request.attempt),
+        );
+        // A new key, the common case: the insert alone, one statement
+        // (which PostgreSQL commits by itself, without waiting for the
+        // flush: `unflushed_autocommit!`). A key already recorded is
+        // classified below, in one transaction.
+        let inserted = unflushed_autocommit!(self, async |c: &mut Conn| {
+            Ok(diesel::insert_into(idem::table)
+                .values(record)
+                .on_conflict_do_nothing()
+                .execute(c)
+                .await?)
+        })
+        .await?;
+        if inserted == 1 {
+            return Ok(Begin::Execute);
+        }
+        Ok(write_tx!(self, async |c: &mut Conn| {
             let key_filter = idem::table
                 .filter(idem::partner_id.eq(&partner))
                 .filter(idem::mode.eq(mode))
@@ -76,19 +105,7 @@ impl IdempotencyStore for Store {
             .execute(c)
             .await?;
             let inserted = diesel::insert_into(idem::table)
-                .values((
-                    idem::partner_id.eq(&partner),
-                    idem::mode.eq(mode),
-                    idem::idem_key.eq(&request.key),
-                    idem::method.eq(&request.method),
-                    idem::route.eq(&request.route),
-                    idem::digest.eq(&request.digest),
-                    idem::state.eq("in_flight"),
-                    idem::created_at.eq(now),
-                    idem::expires_at.eq(now.saturating_add(IN_FLIGHT_LEASE_SECS)),
-                    idem::owner_id.eq(owner),
-                    idem::attempt.eq(&request.attempt),
-                ))
+                .values(record)
                 .on_conflict_do_nothing()
                 .execute(c)
                 .await?;

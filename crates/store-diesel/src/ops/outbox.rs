@@ -299,40 +299,14 @@ fn rescheduled(
 }
 
 impl Store {
-    /// Appends claimed events in one transaction, each when its scope has
-    /// an endpoint (see [`OutboxStore::append_claimed`]): each one's
-    /// endpoint, or `None` (that one not appended), in order. Each scope's
-    /// endpoint is read once.
+    /// Appends claimed events in one transaction (see
+    /// [`Self::write_webhook_batch`]): each one's scope's endpoint, or
+    /// `None` (not appended).
     pub(crate) async fn append_claimed_batch(
         &self,
         items: Vec<(EventRow, Scope)>,
     ) -> StoreResult<Vec<Option<WebhookEndpoint>>> {
-        // Claimed by the caller: nothing for a dispatcher to wake for.
-        let endpoints = write_tx!(self, async |c: &mut Conn| {
-            let mut read: Vec<(Scope, Option<WebhookEndpoint>)> = Vec::new();
-            let mut endpoints = Vec::with_capacity(items.len());
-            let mut rows = Vec::with_capacity(items.len());
-            for (row, scope) in items {
-                let known = read.iter().find(|(s, _)| *s == scope).map(|(_, e)| e.clone());
-                let endpoint = match known {
-                    Some(endpoint) => endpoint,
-                    None => {
-                        let endpoint = read_endpoint(c, &scope).await?;
-                        read.push((scope, endpoint.clone()));
-                        endpoint
-                    }
-                };
-                if endpoint.is_some() {
-                    rows.push(row);
-                }
-                endpoints.push(endpoint);
-            }
-            if !rows.is_empty() {
-                insert_events(c, rows).await?;
-            }
-            Ok::<_, TxError>(endpoints)
-        })
-        .await?;
+        let (endpoints, _) = self.write_webhook_batch(items, Vec::new(), false).await?;
         Ok(endpoints)
     }
 
@@ -344,44 +318,99 @@ impl Store {
         records: Vec<AttemptRecord>,
         notify: bool,
     ) -> StoreResult<Vec<bool>> {
-        if records.is_empty() {
-            return Ok(Vec::new());
+        let (_, recorded) = self.write_webhook_batch(Vec::new(), records, notify).await?;
+        Ok(recorded)
+    }
+
+    /// Appends claimed events (each scope's endpoint read once; an event
+    /// whose scope has none is not appended) and records attempts, all in
+    /// one transaction: each event's endpoint, and whether each attempt
+    /// was recorded (its lease still held). With `notify`, the outbox's
+    /// watchers hear of it (a claimed event is nothing for a dispatcher to
+    /// wake for; an attempt that schedules a retry is).
+    pub(crate) async fn write_webhook_batch(
+        &self,
+        appends: Vec<(EventRow, Scope)>,
+        records: Vec<AttemptRecord>,
+        notify: bool,
+    ) -> StoreResult<(Vec<Option<WebhookEndpoint>>, Vec<bool>)> {
+        if appends.is_empty() && records.is_empty() {
+            return Ok((Vec::new(), Vec::new()));
         }
-        // Every outcome of the batch and its log row in one transaction.
-        let recorded = write_tx!(self, async |c: &mut Conn| {
-            let mut recorded = Vec::with_capacity(records.len());
-            let mut logs = Vec::new();
-            for r in &records {
-                let n = diesel::update(
-                    events::table
-                        .filter(events::id.eq(r.id.as_str()))
-                        .filter(events::state.eq(DeliveryState::Pending.as_str()))
-                        .filter(events::locked_until_ms.eq(Some(r.lease_until_ms))),
-                )
-                .set((
-                    events::state.eq(r.state.as_str()),
-                    events::attempts.eq(events::attempts + 1),
-                    events::last_status.eq(r.status.map(i32::from)),
-                    events::next_attempt_at_ms.eq(r.next_attempt_at_ms),
-                    events::locked_until_ms.eq(None::<i64>),
-                ))
-                .execute(c)
-                .await?;
-                if n > 0 {
-                    logs.extend(r.log.as_ref().map(AttemptRow::new));
-                }
-                recorded.push(n > 0);
-            }
-            insert_attempts(c, logs).await?;
+        let written = write_tx!(self, async |c: &mut Conn| {
+            let endpoints = append_claimed_in(c, appends).await?;
+            let recorded = record_in(c, &records).await?;
             if notify {
                 notify_outbox!(c);
             }
-            Ok::<_, TxError>(recorded)
+            Ok::<_, TxError>((endpoints, recorded))
         })
         .await?;
         if notify {
             self.outbox_changed();
         }
-        Ok(recorded)
+        Ok(written)
     }
+}
+
+/// Appends claimed events inside the caller's transaction: each one's
+/// scope's endpoint (read once a scope), or `None` (not appended).
+async fn append_claimed_in(
+    c: &mut Conn,
+    items: Vec<(EventRow, Scope)>,
+) -> Result<Vec<Option<WebhookEndpoint>>, TxError> {
+    let mut read: Vec<(Scope, Option<WebhookEndpoint>)> = Vec::new();
+    let mut endpoints = Vec::with_capacity(items.len());
+    let mut rows = Vec::with_capacity(items.len());
+    for (row, scope) in items {
+        let known = read.iter().find(|(s, _)| *s == scope).map(|(_, e)| e.clone());
+        let endpoint = match known {
+            Some(endpoint) => endpoint,
+            None => {
+                let endpoint = read_endpoint(c, &scope).await?;
+                read.push((scope, endpoint.clone()));
+                endpoint
+            }
+        };
+        if endpoint.is_some() {
+            rows.push(row);
+        }
+        endpoints.push(endpoint);
+    }
+    if !rows.is_empty() {
+        insert_events(c, rows).await?;
+    }
+    Ok(endpoints)
+}
+
+/// Records attempts inside the caller's transaction, each outcome with its
+/// log row: whether each was recorded (its lease still held).
+async fn record_in(c: &mut Conn, records: &[AttemptRecord]) -> Result<Vec<bool>, TxError> {
+    let mut recorded = Vec::with_capacity(records.len());
+    let mut logs = Vec::new();
+    for r in records {
+        let n = diesel::update(
+            events::table
+                .filter(events::id.eq(r.id.as_str()))
+                .filter(events::state.eq(DeliveryState::Pending.as_str()))
+                .filter(events::locked_until_ms.eq(Some(r.lease_until_ms))),
+        )
+        .set((
+            events::state.eq(r.state.as_str()),
+            events::attempts.eq(events::attempts + 1),
+            events::last_status.eq(r.status.map(i32::from)),
+            events::next_attempt_at_ms.eq(r.next_attempt_at_ms),
+            events::locked_until_ms.eq(None::<i64>),
+        ))
+        .execute(c)
+        .await?;
+        if n > 0 {
+            logs.extend(r.log.as_ref().map(AttemptRow::new));
+        }
+        recorded.push(n > 0);
+    }
+    if !logs.is_empty() {
+        insert_attempts(c, logs).await?;
+    }
+    Ok(recorded)
 }

@@ -238,7 +238,7 @@ impl PgStore {
             .filter_map(|h| h.read.as_ref().map(|r| r.id.as_str()))
             .collect();
         let failed = |e| Failed::of(&crate::error::db(e));
-        let mut conn = self.conn().await.map_err(|e| Failed::of(&e))?;
+        let mut conn = self.counter_conn().await.map_err(|e| Failed::of(&e))?;
         let sent = if ids.is_empty() {
             // Prepared once per connection, like any cached SELECT.
             let counts = diesel::select(rate_limit_hits(buckets, windows, limits))

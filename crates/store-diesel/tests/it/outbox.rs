@@ -451,16 +451,10 @@ async fn an_idle_dispatcher_hears_of_new_and_rescheduled_deliveries(t: TestDb) {
 }
 on_both!(an_idle_dispatcher_hears_of_new_and_rescheduled_deliveries);
 
-on_both!(concurrent_claimed_appends_each_get_their_own_answer);
-/// Twenty claimed appends at once (on PostgreSQL they go out together):
-/// the one whose id is taken gets its conflict, the others are stored, and
-/// a scope without an endpoint appends nothing.
-async fn concurrent_claimed_appends_each_get_their_own_answer(t: TestDb) {
-    let s = &t.stores;
-    let (_, sc) = partner(s, 1).await;
-    let (_, bare) = partner(s, 2).await;
+/// Registers an endpoint of `scope`.
+async fn registered(s: &store_diesel::Stores, scope: &Scope) -> WebhookEndpoint {
     let endpoint = WebhookEndpoint {
-        scope: sc.clone(),
+        scope: scope.clone(),
         url: "https://hooks.example.com/h".to_owned(),
         sealed_secret: vec![1, 2, 3],
         created_at: 100,
@@ -469,6 +463,18 @@ async fn concurrent_claimed_appends_each_get_their_own_answer(t: TestDb) {
         previous_secret: None,
     };
     s.webhooks.put_endpoint(&endpoint).await.unwrap();
+    endpoint
+}
+
+on_both!(concurrent_claimed_appends_each_get_their_own_answer);
+/// Twenty claimed appends at once (on PostgreSQL they go out together):
+/// the one whose id is taken gets its conflict, the others are stored, and
+/// a scope without an endpoint appends nothing.
+async fn concurrent_claimed_appends_each_get_their_own_answer(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let (_, bare) = partner(s, 2).await;
+    let endpoint = registered(s, &sc).await;
     let taken = event(7, &sc, 200);
     s.outbox
         .append(std::slice::from_ref(&taken), 200_000)
@@ -502,6 +508,72 @@ async fn concurrent_claimed_appends_each_get_their_own_answer(t: TestDb) {
                 assert_eq!(stored.event, *e);
                 assert_eq!(stored.lease_until_ms, Some(260_000));
             }
+        }
+    }
+}
+
+on_both!(concurrent_appends_and_records_each_get_their_own_answer);
+/// Claimed appends and attempt records at once (on PostgreSQL they share
+/// transactions): a taken id is that append's conflict alone, an attempt
+/// whose lease was lost is not recorded, and every other write is made.
+async fn concurrent_appends_and_records_each_get_their_own_answer(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let endpoint = registered(s, &sc).await;
+    let claimed: Vec<NewEvent> = (0..10).map(|n| event(300 + n, &sc, 200)).collect();
+    for e in &claimed {
+        s.outbox.append_claimed(e, 200_000, 260_000).await.unwrap();
+    }
+    let fresh: Vec<NewEvent> = (0..10)
+        .map(|n| match n {
+            4 => claimed[2].clone(),
+            _ => event(400 + n, &sc, 200),
+        })
+        .collect();
+
+    let records = claimed.iter().enumerate().map(|(n, e)| {
+        // Event 5's lease is not the one it was claimed with.
+        let lease = if n == 5 { 999_999 } else { 260_000 };
+        s.outbox.record_attempt(
+            &e.id,
+            lease,
+            DeliveryState::Delivered,
+            Some(204),
+            None,
+            None,
+        )
+    });
+    let appends = fresh
+        .iter()
+        .map(|e| s.outbox.append_claimed(e, 200_000, 260_000));
+    let (recorded, appended) = futures_util::future::join(
+        futures_util::future::join_all(records),
+        futures_util::future::join_all(appends),
+    )
+    .await;
+
+    for (n, (e, answer)) in claimed.iter().zip(recorded).enumerate() {
+        let stored = s.outbox.event(&sc, &e.id).await.unwrap();
+        if n == 5 {
+            assert!(matches!(answer, Ok(false)), "{answer:?}");
+            assert_eq!(stored.state, DeliveryState::Pending);
+            assert_eq!(stored.attempts, 0);
+        } else {
+            assert!(matches!(answer, Ok(true)), "{n}: {answer:?}");
+            assert_eq!(stored.state, DeliveryState::Delivered);
+            assert_eq!((stored.attempts, stored.last_status), (1, Some(204)));
+        }
+    }
+    for (n, (e, answer)) in fresh.iter().zip(appended).enumerate() {
+        if n == 4 {
+            assert!(
+                matches!(answer, Err(StoreError::Conflict(Conflict::IdTaken))),
+                "{answer:?}"
+            );
+        } else {
+            assert!(matches!(&answer, Ok(Some(got)) if *got == endpoint), "{n}");
+            let stored = s.outbox.event(&sc, &e.id).await.unwrap();
+            assert_eq!(stored.lease_until_ms, Some(260_000));
         }
     }
 }
