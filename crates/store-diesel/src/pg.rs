@@ -35,8 +35,16 @@ macro_rules! write_tx {
 /// commits by itself. Its output is a `StoreResult`.
 macro_rules! autocommit {
     ($store:expr, $body:expr) => {
+        autocommit_on!($store.conn(), $body)
+    };
+}
+
+/// `$body` on the connection `$conn` (a future of one) gives, outside a
+/// transaction: [`autocommit!`] and [`unflushed_autocommit!`].
+macro_rules! autocommit_on {
+    ($conn:expr, $body:expr) => {
         async {
-            let mut conn = $store.conn().await?;
+            let mut conn = $conn.await?;
             let conn: &mut Conn = &mut conn;
             let out: Result<_, $crate::error::TxError> = ($body)(conn).await;
             Ok::<_, domain::store::StoreError>(out?)
@@ -54,12 +62,7 @@ macro_rules! autocommit {
 /// flushed; before that, the change is lost with it and a retry executes.
 macro_rules! unflushed_autocommit {
     ($store:expr, $body:expr) => {
-        async {
-            let mut conn = $store.counter_conn().await?;
-            let conn: &mut Conn = &mut conn;
-            let out: Result<_, $crate::error::TxError> = ($body)(conn).await;
-            Ok::<_, domain::store::StoreError>(out?)
-        }
+        autocommit_on!($store.counter_conn(), $body)
     };
 }
 
