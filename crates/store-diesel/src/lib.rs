@@ -182,8 +182,16 @@ where
     M: Manager,
     M::Type: PoolableConnection,
 {
-    pub(crate) fn new(obj: Object<M>) -> Self {
-        Self(Some(obj))
+    /// A connection from `pool`; a pool that cannot give one (the
+    /// database out of reach, or the checkout timed out) is unavailable.
+    pub(crate) async fn checkout(pool: &deadpool::managed::Pool<M>) -> StoreResult<Self>
+    where
+        M::Error: std::error::Error + Send + Sync + 'static,
+    {
+        pool.get()
+            .await
+            .map(|obj| Self(Some(obj)))
+            .map_err(error::pool)
     }
 }
 

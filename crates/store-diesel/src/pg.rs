@@ -237,11 +237,7 @@ impl PgStore {
     ) -> StoreResult<
         crate::Pooled<diesel_async::pooled_connection::AsyncDieselConnectionManager<Conn>>,
     > {
-        self.counters
-            .get()
-            .await
-            .map(crate::Pooled::new)
-            .map_err(crate::error::pool)
+        crate::Pooled::checkout(&self.counters).await
     }
 
     /// Nothing: on PostgreSQL the watchers hear through `NOTIFY`, sent at

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use diesel::{
     BoolExpressionMethods, ExpressionMethods, OptionalExtension, QueryDsl, SelectableHelper,
 };
+use diesel::upsert::excluded;
 use diesel_async::RunQueryDsl;
 use domain::group::{CompanyState, Group, GroupFilter, GroupStatus};
 use domain::ids::GroupId;
@@ -134,14 +135,13 @@ impl GroupStore for Store {
                 .filter(creation_keys::partner_id.eq(&row.partner_id))
                 .filter(creation_keys::mode.eq(&row.mode))
                 .filter(creation_keys::idem_key.eq(key));
-            // A row from before the replay window belongs to an earlier use
-            // of the key: it no longer binds.
-            diesel::delete(mine.filter(creation_keys::created_at.lt(since)))
-                .execute(c)
-                .await?;
-            // On PostgreSQL a concurrent holder of the key makes this wait
-            // for its commit; then nothing is inserted.
-            let claimed = diesel::insert_into(creation_keys::table)
+            // One statement claims the key: a new key is inserted, and a
+            // row from before the replay window, which belongs to an
+            // earlier use of the key and no longer binds, is taken over.
+            // A row within the window stays as it is: nothing claimed. On
+            // PostgreSQL a concurrent holder of the key makes this wait for
+            // its commit first.
+            let upsert = diesel::insert_into(creation_keys::table)
                 .values((
                     creation_keys::partner_id.eq(&row.partner_id),
                     creation_keys::mode.eq(&row.mode),
@@ -149,7 +149,19 @@ impl GroupStore for Store {
                     creation_keys::resource_id.eq(&row.id),
                     creation_keys::created_at.eq(row.created_at),
                 ))
-                .on_conflict_do_nothing()
+                .on_conflict((
+                    creation_keys::partner_id,
+                    creation_keys::mode,
+                    creation_keys::idem_key,
+                ))
+                .do_update()
+                .set((
+                    creation_keys::resource_id.eq(excluded(creation_keys::resource_id)),
+                    creation_keys::created_at.eq(excluded(creation_keys::created_at)),
+                ));
+            // (`FilterDsl` by name: `QueryDsl::filter` does not reach an
+            // insert's `ON CONFLICT … DO UPDATE … WHERE`.)
+            let claimed = diesel::query_dsl::methods::FilterDsl::filter(upsert, creation_keys::created_at.lt(since))
                 .execute(c)
                 .await?;
             if claimed == 0 {

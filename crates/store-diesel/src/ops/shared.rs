@@ -12,7 +12,6 @@ use domain::store::{Health, StoreResult};
 
 use super::{Conn, Store};
 use crate::Pooled;
-use crate::error::pool;
 use crate::rows::{EventRow, JobRow, MemberRow};
 use crate::schema::{events, jobs};
 
@@ -30,12 +29,10 @@ impl Store {
 
     /// A connection from the pool.
     pub(crate) async fn conn(&self) -> StoreResult<Pooled<AsyncDieselConnectionManager<Conn>>> {
-        self.pool.get().await.map(Pooled::new).map_err(pool)
+        Pooled::checkout(&self.pool).await
     }
 }
 
-/// Inserts census rows in multi-row statements (inside the caller's open
-/// transaction).
 /// The rows of the jobs a write queues, built before its transaction.
 pub(super) fn job_rows(new: &[NewJob]) -> StoreResult<Vec<JobRow>> {
     new.iter().map(JobRow::new).collect()

@@ -368,3 +368,77 @@ async fn the_purge_deletes_only_what_the_window_no_longer_needs(t: TestDb) {
     assert_eq!(s.idempotency.purge_idempotency(now).await.unwrap(), 0);
 }
 on_both!(the_purge_deletes_only_what_the_window_no_longer_needs);
+
+/// A group's creation key binds within the replay window — a second
+/// creation under it makes nothing and finds the first group — and one
+/// from before the window is taken over by the next creation, in the
+/// same statement that claims a new key. Another partner's key of the
+/// same name is its own.
+async fn a_creation_key_binds_within_the_window_and_is_taken_over_after_it(t: TestDb) {
+    let s = &t.stores;
+    let (_, sc) = partner(s, 1).await;
+    let (_, other) = partner(s, 2).await;
+    let day = 86_400;
+    let first = crate::groups::group(1, &sc, "first.example", 1_000);
+    let again = crate::groups::group(2, &sc, "again.example", 2_000);
+    let later = crate::groups::group(3, &sc, "later.example", 1_000 + day + 1);
+    let theirs = crate::groups::group(4, &other, "theirs.example", 2_000);
+    let key_of = async || {
+        testkit::db::texts(
+            &t.db,
+            "SELECT resource_id AS value FROM creation_keys ORDER BY partner_id",
+        )
+        .await
+    };
+
+    assert!(
+        s.groups
+            .insert_group_once(&first, "k", 0)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let found = s
+        .groups
+        .insert_group_once(&again, "k", 1_000)
+        .await
+        .unwrap();
+    assert_eq!(found.map(|g| g.id), Some(first.id.clone()));
+    assert!(
+        s.groups.find_group(&again.id).await.is_err(),
+        "nothing made"
+    );
+    assert!(
+        s.groups
+            .insert_group_once(&theirs, "k", 0)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        key_of().await,
+        [first.id.to_string(), theirs.id.to_string()]
+    );
+
+    // The window now starts after the first creation: its key no longer binds.
+    let since = 1_001;
+    assert!(
+        s.groups
+            .insert_group_once(&later, "k", since)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        key_of().await,
+        [later.id.to_string(), theirs.id.to_string()]
+    );
+    assert_eq!(s.groups.find_group(&later.id).await.unwrap().id, later.id);
+    let found = s
+        .groups
+        .insert_group_once(&again, "k", since)
+        .await
+        .unwrap();
+    assert_eq!(found.map(|g| g.id), Some(later.id));
+}
+on_both!(a_creation_key_binds_within_the_window_and_is_taken_over_after_it);
