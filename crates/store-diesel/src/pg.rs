@@ -166,7 +166,10 @@ backend_ops!();
 
 mod batch;
 mod hits;
+mod recorded;
 mod writes;
+
+pub(crate) use recorded::mark_in_one_statement;
 
 /// Session settings of every connection: a transaction left open (a
 /// cancelled request whose connection was not yet discarded) is ended by the

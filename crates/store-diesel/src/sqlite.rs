@@ -144,6 +144,17 @@ pub(crate) const SOLE_PROCESS: bool = true;
 
 backend_ops!();
 
+/// Records a batch of attempts in one statement where PostgreSQL does
+/// (`pg::mark_in_one_statement`): never on SQLite, where a statement runs
+/// in the process and costs no round trip, so each record goes alone.
+#[allow(clippy::unused_async)]
+pub(crate) async fn mark_in_one_statement(
+    _: &mut Conn,
+    _: &[domain::store::AttemptRecord],
+) -> diesel::QueryResult<Option<Vec<bool>>> {
+    Ok(None)
+}
+
 /// Pragmas set on every connection: a busy timeout instead of immediate
 /// `SQLITE_BUSY` (first, so that switching a new connection to WAL waits
 /// for a writer rather than failing), WAL for concurrent readers, enforced

@@ -384,10 +384,29 @@ async fn append_claimed_in(
 }
 
 /// Records attempts inside the caller's transaction, each outcome with its
-/// log row: whether each was recorded (its lease still held).
+/// log row: whether each was recorded (its lease still held). On
+/// PostgreSQL the events are marked in one statement for the batch.
 async fn record_in(c: &mut Conn, records: &[AttemptRecord]) -> Result<Vec<bool>, TxError> {
+    let recorded = match super::mark_in_one_statement(c, records).await? {
+        Some(recorded) => recorded,
+        None => mark_each(c, records).await?,
+    };
+    let logs: Vec<AttemptRow> = records
+        .iter()
+        .zip(&recorded)
+        .filter(|(_, recorded)| **recorded)
+        .filter_map(|(r, _)| r.log.as_ref().map(AttemptRow::new))
+        .collect();
+    if !logs.is_empty() {
+        insert_attempts(c, logs).await?;
+    }
+    Ok(recorded)
+}
+
+/// Marks each record's event as its attempt left it, when pending under
+/// the attempt's lease, one statement a record: whether each was marked.
+async fn mark_each(c: &mut Conn, records: &[AttemptRecord]) -> diesel::QueryResult<Vec<bool>> {
     let mut recorded = Vec::with_capacity(records.len());
-    let mut logs = Vec::new();
     for r in records {
         let n = diesel::update(
             events::table
@@ -404,13 +423,7 @@ async fn record_in(c: &mut Conn, records: &[AttemptRecord]) -> Result<Vec<bool>,
         ))
         .execute(c)
         .await?;
-        if n > 0 {
-            logs.extend(r.log.as_ref().map(AttemptRow::new));
-        }
         recorded.push(n > 0);
-    }
-    if !logs.is_empty() {
-        insert_attempts(c, logs).await?;
     }
     Ok(recorded)
 }

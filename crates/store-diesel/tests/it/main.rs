@@ -27,3 +27,4 @@ mod partner_users;
 mod partners;
 mod portal;
 mod rate_limits;
+mod recorded;

@@ -292,7 +292,7 @@ async fn concurrent_claimants_never_share_a_delivery(t: TestDb) {
 on_both!(concurrent_claimants_never_share_a_delivery);
 
 /// A failed attempt's delivery-log row.
-fn logged(sc: &Scope, event: &EventId, id: &str) -> DeliveryAttempt {
+pub fn logged(sc: &Scope, event: &EventId, id: &str) -> DeliveryAttempt {
     DeliveryAttempt {
         id: id.to_owned(),
         scope: sc.clone(),
