@@ -158,6 +158,22 @@ macro_rules! insert_members {
     }};
 }
 
+/// `QueryId` and `Query` (rows read by name) for `$statement<'_>`, a
+/// statement whose SQL text is fixed: diesel prepares it once per
+/// connection, where `sql_query` would prepare it again each time.
+macro_rules! prepared_once {
+    ($statement:ident) => {
+        impl diesel::query_builder::QueryId for $statement<'_> {
+            type QueryId = $statement<'static>;
+            const HAS_STATIC_QUERY_ID: bool = true;
+        }
+
+        impl diesel::query_builder::Query for $statement<'_> {
+            type SqlType = diesel::sql_types::Untyped;
+        }
+    };
+}
+
 /// Several processes share a PostgreSQL database: registering one frees
 /// nothing of the others (their heartbeats tell whether they live).
 pub(crate) const SOLE_PROCESS: bool = false;

@@ -18,8 +18,8 @@
 use std::sync::Arc;
 
 use diesel::pg::Pg;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Untyped};
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
 use diesel::{QueryResult, QueryableByName};
 use diesel_async::RunQueryDsl;
 use domain::group::Group;
@@ -65,14 +65,7 @@ impl QueryFragment<Pg> for ReadWithHits<'_> {
     }
 }
 
-impl QueryId for ReadWithHits<'_> {
-    type QueryId = ReadWithHits<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl Query for ReadWithHits<'_> {
-    type SqlType = Untyped;
-}
+prepared_once!(ReadWithHits);
 
 /// The most hits one statement carries.
 const MAX_HITS: usize = 256;

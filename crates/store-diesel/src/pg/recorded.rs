@@ -8,8 +8,8 @@
 use std::collections::HashSet;
 
 use diesel::pg::Pg;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Untyped};
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
 use diesel::{QueryResult, QueryableByName};
 use diesel_async::RunQueryDsl;
 use domain::event::DeliveryState;
@@ -86,14 +86,7 @@ impl QueryFragment<Pg> for MarkRecorded<'_> {
     }
 }
 
-impl QueryId for MarkRecorded<'_> {
-    type QueryId = MarkRecorded<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl Query for MarkRecorded<'_> {
-    type SqlType = Untyped;
-}
+prepared_once!(MarkRecorded);
 
 /// A row of [`MarkRecorded`]: an event the batch recorded.
 #[derive(QueryableByName)]

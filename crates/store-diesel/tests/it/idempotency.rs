@@ -390,31 +390,18 @@ async fn a_creation_key_binds_within_the_window_and_is_taken_over_after_it(t: Te
         )
         .await
     };
+    let once = async |g: &domain::group::Group, since: i64| {
+        s.groups.insert_group_once(g, "k", since).await.unwrap()
+    };
 
-    assert!(
-        s.groups
-            .insert_group_once(&first, "k", 0)
-            .await
-            .unwrap()
-            .is_none()
-    );
-    let found = s
-        .groups
-        .insert_group_once(&again, "k", 1_000)
-        .await
-        .unwrap();
+    assert!(once(&first, 0).await.is_none());
+    let found = once(&again, 1_000).await;
     assert_eq!(found.map(|g| g.id), Some(first.id.clone()));
     assert!(
         s.groups.find_group(&again.id).await.is_err(),
         "nothing made"
     );
-    assert!(
-        s.groups
-            .insert_group_once(&theirs, "k", 0)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert!(once(&theirs, 0).await.is_none());
     assert_eq!(
         key_of().await,
         [first.id.to_string(), theirs.id.to_string()]
@@ -422,23 +409,13 @@ async fn a_creation_key_binds_within_the_window_and_is_taken_over_after_it(t: Te
 
     // The window now starts after the first creation: its key no longer binds.
     let since = 1_001;
-    assert!(
-        s.groups
-            .insert_group_once(&later, "k", since)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert!(once(&later, since).await.is_none());
     assert_eq!(
         key_of().await,
         [later.id.to_string(), theirs.id.to_string()]
     );
     assert_eq!(s.groups.find_group(&later.id).await.unwrap().id, later.id);
-    let found = s
-        .groups
-        .insert_group_once(&again, "k", since)
-        .await
-        .unwrap();
+    let found = once(&again, since).await;
     assert_eq!(found.map(|g| g.id), Some(later.id));
 }
 on_both!(a_creation_key_binds_within_the_window_and_is_taken_over_after_it);

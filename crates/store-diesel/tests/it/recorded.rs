@@ -31,6 +31,15 @@ fn record(
     }
 }
 
+/// The delivery log's rows, by id.
+async fn logs(t: &TestDb) -> Vec<String> {
+    testkit::db::texts(
+        &t.db,
+        "SELECT id AS value FROM webhook_attempts ORDER BY id",
+    )
+    .await
+}
+
 /// Each of `ids`' events as `state:attempts:last_status:next_attempt:leased`.
 async fn events(t: &TestDb, ids: &[EventId]) -> Vec<String> {
     let mut found = Vec::new();
@@ -106,14 +115,7 @@ async fn a_batch_records_each_attempt_whose_lease_holds(t: TestDb) {
             "pending:1:503:12000:free",
         ]
     );
-    assert_eq!(
-        testkit::db::texts(
-            &t.db,
-            "SELECT id AS value FROM webhook_attempts ORDER BY id"
-        )
-        .await,
-        ["log-a", "log-c0", "log-d"]
-    );
+    assert_eq!(logs(&t).await, ["log-a", "log-c0", "log-d"]);
 
     // The same event twice in a batch: the first record takes the lease,
     // the second finds it gone.
@@ -129,13 +131,6 @@ async fn a_batch_records_each_attempt_whose_lease_holds(t: TestDb) {
         [true, false]
     );
     assert_eq!(events(&t, &ids[3..]).await, ["delivered:2:200:-:free"]);
-    assert_eq!(
-        testkit::db::texts(
-            &t.db,
-            "SELECT id AS value FROM webhook_attempts ORDER BY id"
-        )
-        .await,
-        ["log-a", "log-c0", "log-d", "log-e"]
-    );
+    assert_eq!(logs(&t).await, ["log-a", "log-c0", "log-d", "log-e"]);
 }
 on_both!(a_batch_records_each_attempt_whose_lease_holds);
