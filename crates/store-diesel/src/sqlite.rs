@@ -147,7 +147,6 @@ backend_ops!();
 /// Records a batch of attempts in one statement where PostgreSQL does
 /// (`pg::mark_in_one_statement`): never on SQLite, where a statement runs
 /// in the process and costs no round trip, so each record goes alone.
-#[allow(clippy::unused_async)]
 pub(crate) async fn mark_in_one_statement(
     _: &mut Conn,
     _: &[domain::store::AttemptRecord],

@@ -161,9 +161,12 @@ impl GroupStore for Store {
                 ));
             // (`FilterDsl` by name: `QueryDsl::filter` does not reach an
             // insert's `ON CONFLICT … DO UPDATE … WHERE`.)
-            let claimed = diesel::query_dsl::methods::FilterDsl::filter(upsert, creation_keys::created_at.lt(since))
-                .execute(c)
-                .await?;
+            let claimed = diesel::query_dsl::methods::FilterDsl::filter(
+                upsert,
+                creation_keys::created_at.lt(since),
+            )
+            .execute(c)
+            .await?;
             if claimed == 0 {
                 let id: String = mine.select(creation_keys::resource_id).first(c).await?;
                 return Ok::<_, TxError>(Some(load_group(c, &scope, &id).await?));

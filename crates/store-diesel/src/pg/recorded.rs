@@ -1,9 +1,10 @@
 //! PostgreSQL's record of a batch of delivery attempts in one statement:
 //! the attempts go as arrays that `unnest` turns into rows, and the events
 //! whose lease the batch still holds are updated by one `UPDATE … FROM`,
-//! which returns their ids. A batch of 32 attempts was 32 round trips
-//! inside its transaction, each a wakeup of the connection's backend.
-//! The statement's text is fixed, so each connection prepares it once.
+//! which returns their ids: one round trip for a batch of 32 attempts,
+//! where an `UPDATE` an attempt costs 32, each a wakeup of the
+//! connection's backend. The statement's text is fixed, so each
+//! connection prepares it once.
 
 use std::collections::HashSet;
 
