@@ -9,30 +9,31 @@
 //! Waits are bounded polling loops; timing is asserted as lower bounds
 //! only (a retry never comes sooner than its delay), never upper bounds.
 
-use std::collections::{HashMap, HashSet};
+mod delivery;
+mod retries;
+
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
 use crate::common::serve_process::{ServeDemo, Served};
-use crate::common::webhook_receiver::{Arrival, Receiver, Verifier};
-use crate::common::{BIN, scratch};
+use crate::common::webhook_receiver::{Arrival, Receiver};
 
 /// One sealing key for every process of a test, so a secret sealed by one
 /// process opens in another (and after a restart).
-const SEALING_KEY: &str = "6a1f0c9e4b7d2a5c8e3f1b6d9a0c4e7f2b5d8a1c3e6f9b2d5a8c0e3f6b9d1a4c";
+pub(super) const SEALING_KEY: &str =
+    "6a1f0c9e4b7d2a5c8e3f1b6d9a0c4e7f2b5d8a1c3e6f9b2d5a8c0e3f6b9d1a4c";
 
 /// How long a delivery may take to show up: polling, not an assertion
 /// about speed.
-const PATIENCE: Duration = Duration::from_secs(30);
+pub(super) const PATIENCE: Duration = Duration::from_secs(30);
 
 /// After a kill, an attempt that was in flight holds its 30 s lease before
 /// another process may take it over; waits that may hit one allow for it.
-const PATIENCE_PAST_A_LEASE: Duration = Duration::from_secs(75);
+pub(super) const PATIENCE_PAST_A_LEASE: Duration = Duration::from_secs(75);
 
 // ---------------------------------------------------------------------
 // The server under test and its API
@@ -40,12 +41,12 @@ const PATIENCE_PAST_A_LEASE: Duration = Duration::from_secs(75);
 
 /// A running `serve --demo` (killed on drop, SIGKILL: a crash) with this
 /// file's API calls.
-struct Serve(Served);
+pub(super) struct Serve(Served);
 
 /// Starts `serve --demo` in `dir` on `url` with insecure endpoints allowed,
 /// `retry_time_scale` = `scale`, the shared sealing key and limits high
 /// enough for polling; its log goes to `dir/<name>.log`.
-fn serve(dir: &Path, url: &str, scale: &str, name: &str) -> Serve {
+pub(super) fn serve(dir: &Path, url: &str, scale: &str, name: &str) -> Serve {
     Serve(
         ServeDemo::new(dir, url)
             .without_inherited_config()
@@ -214,7 +215,11 @@ impl Serve {
 
 /// Polls `probe` every 50 ms until it is `Ok`, for at most `limit`; the
 /// panic names `what` and the last `Err`.
-fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Result<T, String>) -> T {
+pub(super) fn wait_for<T>(
+    what: &str,
+    limit: Duration,
+    mut probe: impl FnMut() -> Result<T, String>,
+) -> T {
     let deadline = Instant::now() + limit;
     loop {
         match probe() {
@@ -229,7 +234,7 @@ fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Result<T,
 }
 
 /// Waits until `receiver` has at least `n` arrivals.
-fn wait_arrivals(receiver: &Receiver, n: usize, patience: Duration) -> Vec<Arrival> {
+pub(super) fn wait_arrivals(receiver: &Receiver, n: usize, patience: Duration) -> Vec<Arrival> {
     wait_for(&format!("{n} arrivals"), patience, || {
         let got = receiver.arrivals();
         if got.len() >= n {
@@ -240,7 +245,7 @@ fn wait_arrivals(receiver: &Receiver, n: usize, patience: Duration) -> Vec<Arriv
     })
 }
 
-fn sqlite_url(dir: &Path) -> String {
+pub(super) fn sqlite_url(dir: &Path) -> String {
     format!("sqlite://{}", dir.join("partner-api.sqlite").display())
 }
 
@@ -256,7 +261,7 @@ fn unix_now() -> i64 {
 
 /// Consecutive arrivals are at least `delays_ms` apart. The due time is
 /// kept in whole milliseconds, so one millisecond of truncation is allowed.
-fn assert_gaps_at_least(arrivals: &[Arrival], delays_ms: &[u64]) {
+pub(super) fn assert_gaps_at_least(arrivals: &[Arrival], delays_ms: &[u64]) {
     for (i, (pair, want)) in arrivals.windows(2).zip(delays_ms).enumerate() {
         let gap = pair[1].at.duration_since(pair[0].at);
         assert!(
@@ -268,7 +273,7 @@ fn assert_gaps_at_least(arrivals: &[Arrival], delays_ms: &[u64]) {
 }
 
 /// What every delivery looks like, whatever its event.
-fn assert_delivery_shape(arrival: &Arrival) {
+pub(super) fn assert_delivery_shape(arrival: &Arrival) {
     assert_eq!(arrival.method, "POST", "{arrival:?}");
     assert_eq!(arrival.target, "/hooks/benefits?via=test", "{arrival:?}");
     assert!(
@@ -298,390 +303,4 @@ fn assert_delivery_shape(arrival: &Arrival) {
         signature.split(' ').all(|c| c.starts_with("v1,")),
         "{signature}"
     );
-}
-
-// ---------------------------------------------------------------------
-// The tests
-// ---------------------------------------------------------------------
-
-/// A ping and a `census.processed` reach a real endpoint, each verifying
-/// with the reference library (a tampered body does not); after rotation
-/// only the new secret verifies.
-#[test]
-fn deliveries_verify_with_the_standardwebhooks_package() {
-    let Some(verifier) = Verifier::find() else {
-        return;
-    };
-    let receiver = Receiver::start(&[], 204);
-    let dir = scratch("webhooks_serve_verify");
-    let server = serve(&dir, &sqlite_url(&dir), "1.0", "serve");
-    let key = server.demo_key();
-    let secret = server.register(&key, &receiver.url());
-
-    let ping = server.ping(&key);
-    assert_eq!(ping["delivered"], true, "{ping}");
-    assert_eq!(ping["status_code"], 204, "{ping}");
-    let ping_id = ping["id"].as_str().unwrap().to_owned();
-    assert_eq!(
-        receiver.of(&ping_id).len(),
-        1,
-        "the first attempt is made before answering"
-    );
-
-    // Go-live readiness now sees the delivered signed ping.
-    let readiness = Command::new(BIN)
-        .args(["partner", "readiness", &server.demo_partner(), "--json"])
-        .args(["--database-url", &sqlite_url(&dir)])
-        .current_dir(&dir)
-        .env("PARTNER_API_SECRETS__SEALING_KEY", SEALING_KEY)
-        .output()
-        .unwrap();
-    assert!(readiness.status.success(), "{readiness:?}");
-    let readiness: Value = serde_json::from_slice(&readiness.stdout).unwrap();
-    assert_eq!(
-        readiness["test_mode"]["webhook_pings_delivered"], 1,
-        "{readiness}"
-    );
-    assert!(
-        !readiness["missing"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|m| m == "webhook_ping"),
-        "{readiness}"
-    );
-
-    let gid = server.group_with_census(&key, 1);
-    let processed = server.census_processed(&key, &gid);
-    let processed_id = processed["id"].as_str().unwrap().to_owned();
-    let settled = server.settled(&key, &processed_id, PATIENCE);
-    assert_eq!(settled["delivery"]["state"], "delivered", "{settled}");
-    assert_eq!(settled["delivery"]["attempts"], 1, "{settled}");
-    assert_eq!(settled["delivery"]["last_status_code"], 204, "{settled}");
-
-    let arrivals = receiver.arrivals();
-    let delivered = receiver.of(&processed_id);
-    assert_eq!(delivered.len(), 1, "{arrivals:?}");
-    let body = delivered[0].json();
-    assert_eq!(body["type"], "census.processed", "{body}");
-    assert_eq!(
-        body["data"],
-        json!({"group_id": gid, "received": 1, "accepted": 1, "member_count": 1, "error_count": 0}),
-        "{body}"
-    );
-    // The delivered envelope is the one the API shows, minus `delivery`.
-    let mut shown = settled.clone();
-    shown.as_object_mut().unwrap().remove("delivery");
-    assert_eq!(body, shown);
-    assert_eq!(arrivals.len(), 2, "{arrivals:?}");
-    for arrival in &arrivals {
-        assert_delivery_shape(arrival);
-        verifier.check(&secret, arrival);
-    }
-
-    // Rotation: a new secret signs from now on; the old one no longer verifies.
-    let rotated = server.register(&key, &receiver.url());
-    assert_ne!(rotated, secret);
-    let again = server.ping(&key);
-    assert_eq!(again["delivered"], true, "{again}");
-    let after = receiver.of(again["id"].as_str().unwrap());
-    assert_eq!(after.len(), 1);
-    assert_delivery_shape(&after[0]);
-    verifier.check(&rotated, &after[0]);
-    assert!(
-        verifier.verify(&secret, &after[0], &after[0].body).is_err(),
-        "a delivery after rotation verifies with the old secret"
-    );
-}
-
-/// With `retry_time_scale` 0.05 the retries come after 50 ms, 250 ms and
-/// 1.25 s: 500, 500, 500, 204 is four attempts of one event, then
-/// `delivered`; an endpoint that always fails gets exactly four, then the
-/// event is `failed` and nothing more comes.
-#[test]
-fn failed_attempts_are_retried_on_schedule() {
-    let delays_ms = [50, 250, 1250];
-    let dir = scratch("webhooks_serve_retry");
-    let server = serve(&dir, &sqlite_url(&dir), "0.05", "serve");
-    let key = server.demo_key();
-
-    // Three failures, then success.
-    let flaky = Receiver::start(&[500, 500, 500], 204);
-    server.register(&key, &flaky.url());
-    let ping = server.ping(&key);
-    assert_eq!(ping["delivered"], false, "{ping}");
-    assert_eq!(ping["status_code"], 500, "{ping}");
-    let id = ping["id"].as_str().unwrap().to_owned();
-    let event = server.settled(&key, &id, PATIENCE);
-    assert_eq!(
-        event["delivery"],
-        json!({"state": "delivered", "attempts": 4, "last_status_code": 204, "next_attempt_at": null}),
-        "{event}"
-    );
-    let arrivals = flaky.arrivals();
-    assert_eq!(
-        arrivals.iter().map(|a| a.answered).collect::<Vec<_>>(),
-        [500, 500, 500, 204],
-        "{arrivals:?}"
-    );
-    assert!(arrivals.iter().all(|a| a.id() == id), "{arrivals:?}");
-    for arrival in &arrivals {
-        assert_delivery_shape(arrival);
-        assert_eq!(arrival.json()["type"], "ping");
-    }
-    assert_gaps_at_least(&arrivals, &delays_ms);
-
-    // Always failing: the first attempt and three retries, then `failed`.
-    let broken = Receiver::start(&[], 500);
-    server.register(&key, &broken.url());
-    let ping = server.ping(&key);
-    assert_eq!(ping["delivered"], false, "{ping}");
-    assert_eq!(ping["status_code"], 500, "{ping}");
-    let id = ping["id"].as_str().unwrap().to_owned();
-    let event = server.settled(&key, &id, PATIENCE);
-    assert_eq!(
-        event["delivery"],
-        json!({"state": "failed", "attempts": 4, "last_status_code": 500, "next_attempt_at": null}),
-        "{event}"
-    );
-    let arrivals = broken.arrivals();
-    assert_eq!(arrivals.len(), 4, "{arrivals:?}");
-    assert!(arrivals.iter().all(|a| a.id() == id), "{arrivals:?}");
-    assert_gaps_at_least(&arrivals, &delays_ms);
-    // Longer than any scaled delay (and the 100 ms poll): no fifth attempt.
-    std::thread::sleep(Duration::from_millis(2500));
-    assert_eq!(broken.count(), 4, "{:?}", broken.arrivals());
-    assert_eq!(server.event(&key, &id)["delivery"]["attempts"], 4);
-    // The first receiver heard nothing more either.
-    assert_eq!(flaky.count(), 4);
-}
-
-/// A retry pending when the process dies is made by the next process on
-/// the same database; events written just before a crash are delivered
-/// after the restart.
-#[test]
-fn a_restart_resumes_pending_deliveries() {
-    // Scale 2: the retry is due 2 s after the failed first attempt, ample
-    // time to kill the server before it.
-    let scale = "2.0";
-    let dir = scratch("webhooks_serve_restart");
-    let url = sqlite_url(&dir);
-    let receiver = Receiver::start(&[500], 204);
-    let server = serve(&dir, &url, scale, "serve-1");
-    let key = server.demo_key();
-    server.register(&key, &receiver.url());
-    let ping = server.ping(&key);
-    assert_eq!(ping["status_code"], 500, "{ping}");
-    let ping_id = ping["id"].as_str().unwrap().to_owned();
-    drop(server);
-    assert_eq!(
-        receiver.count(),
-        1,
-        "the retry came before the kill, so this test proves nothing: {:?}",
-        receiver.arrivals()
-    );
-
-    let server = serve(&dir, &url, scale, "serve-2");
-    let event = server.settled(&key, &ping_id, PATIENCE);
-    assert_eq!(
-        event["delivery"],
-        json!({"state": "delivered", "attempts": 2, "last_status_code": 204, "next_attempt_at": null}),
-        "{event}"
-    );
-    let arrivals = receiver.of(&ping_id);
-    assert_eq!(
-        arrivals.iter().map(|a| a.answered).collect::<Vec<_>>(),
-        [500, 204],
-        "{arrivals:?}"
-    );
-    assert_gaps_at_least(&arrivals, &[2000]);
-
-    // Events written just before a crash: an enrollment and a go-live.
-    let gid = server.group_with_census(&key, 2);
-    let processed = server.census_processed(&key, &gid);
-    let processed = server.settled(&key, processed["id"].as_str().unwrap(), PATIENCE);
-    assert_eq!(processed["delivery"]["state"], "delivered", "{processed}");
-    let quote = server.expect(
-        201,
-        "POST",
-        &format!("/v1/groups/{gid}/quotes"),
-        &key,
-        Some(&json!({})),
-    );
-    let enrollment = json!({"quote_id": quote["id"],
-        "signatory": {"name": "Dana Lee", "email": "dana@acme2-mfg.com"}});
-    server.expect(
-        201,
-        "POST",
-        &format!("/v1/groups/{gid}/enrollments"),
-        &key,
-        Some(&enrollment),
-    );
-    server.expect(
-        200,
-        "POST",
-        &format!("/v1/test_helpers/groups/{gid}/go_live"),
-        &key,
-        Some(&json!({})),
-    );
-    drop(server);
-
-    let server = serve(&dir, &url, scale, "serve-3");
-    let events = server.events(&key);
-    for kind in ["enrollment.created", "group.state_changed"] {
-        let event = events
-            .iter()
-            .find(|e| e["type"] == kind && e["data"]["group_id"] == gid)
-            .unwrap_or_else(|| panic!("no {kind} event in {events:?}"));
-        let id = event["id"].as_str().unwrap();
-        // An attempt in flight at the kill holds its lease for 30 s.
-        let settled = server.settled(&key, id, PATIENCE_PAST_A_LEASE);
-        assert_eq!(settled["delivery"]["state"], "delivered", "{settled}");
-        let got = receiver.of(id);
-        assert!(!got.is_empty(), "{kind} {id} never arrived");
-        assert_eq!(got[0].json()["type"], kind);
-    }
-}
-
-/// Two `serve` processes on one PostgreSQL database, one endpoint, events
-/// made through both: every event arrives exactly once, in one attempt.
-#[test]
-fn two_processes_on_one_postgres_deliver_each_attempt_once() {
-    const GROUPS: usize = 40;
-    const PINGS: usize = 6;
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let Some(db) = rt.block_on(testkit::db::postgres()) else {
-        println!("SKIPPED: {} is not set", testkit::db::PG_ENV);
-        return;
-    };
-    let dir = scratch("webhooks_serve_postgres");
-    let receiver = Receiver::start(&[], 204);
-    let a = serve(&dir, &db.url, "0.05", "serve-a");
-    let key = a.demo_key();
-    let b = serve(&dir, &db.url, "0.05", "serve-b");
-    assert!(
-        b.0.stdout.iter().all(|l| !l.contains("psk_test_")),
-        "{:?}",
-        b.0.stdout
-    );
-    a.register(&key, &receiver.url());
-
-    let servers = [&a, &b];
-    let mut groups = Vec::new();
-    let mut pings = Vec::new();
-    for n in 0..GROUPS {
-        let server = servers[n % 2];
-        groups.push(server.group_with_census(&key, n));
-        if n % (GROUPS / PINGS) == 0 && pings.len() < PINGS {
-            let ping = server.ping(&key);
-            assert_eq!(ping["delivered"], true, "{ping}");
-            pings.push(ping["id"].as_str().unwrap().to_owned());
-        }
-    }
-    assert_eq!(pings.len(), PINGS);
-
-    // Each comparison runs in one process or the other; wait for all.
-    let events = wait_for(
-        "every event to be delivered",
-        Duration::from_secs(180),
-        || {
-            let events = b.events(&key);
-            let processed = events
-                .iter()
-                .filter(|e| e["type"] == "census.processed")
-                .count();
-            let pending = events
-                .iter()
-                .filter(|e| e["delivery"]["state"] == "pending")
-                .count();
-            if processed >= GROUPS && pending == 0 {
-                Ok(events)
-            } else {
-                Err(format!(
-                    "{} events, {processed} census.processed, {pending} pending",
-                    events.len()
-                ))
-            }
-        },
-    );
-    let processed_groups: HashSet<&str> = events
-        .iter()
-        .filter(|e| e["type"] == "census.processed")
-        .filter_map(|e| e["data"]["group_id"].as_str())
-        .collect();
-    let wanted: HashSet<&str> = groups.iter().map(String::as_str).collect();
-    assert_eq!(processed_groups, wanted);
-    assert_eq!(
-        events.len(),
-        GROUPS + PINGS,
-        "one event per census write and ping"
-    );
-    for event in &events {
-        assert_eq!(event["delivery"]["state"], "delivered", "{event}");
-        assert_eq!(event["delivery"]["attempts"], 1, "{event}");
-    }
-    for ping in &pings {
-        assert!(events.iter().any(|e| e["id"] == ping.as_str()), "{ping}");
-    }
-
-    // Nothing late: more than the 100 ms poll, and the receiver still has
-    // exactly one arrival per event.
-    std::thread::sleep(Duration::from_secs(1));
-    let arrivals = receiver.arrivals();
-    let mut per_id: HashMap<&str, usize> = HashMap::new();
-    for arrival in &arrivals {
-        assert_delivery_shape(arrival);
-        *per_id.entry(arrival.id()).or_default() += 1;
-    }
-    let duplicates: Vec<_> = per_id.iter().filter(|(_, n)| **n > 1).collect();
-    assert!(
-        duplicates.is_empty(),
-        "delivered more than once: {duplicates:?}"
-    );
-    let ids: HashSet<&str> = events.iter().filter_map(|e| e["id"].as_str()).collect();
-    let arrived: HashSet<&str> = per_id.keys().copied().collect();
-    assert_eq!(arrived, ids);
-    assert_eq!(arrivals.len(), GROUPS + PINGS);
-    drop((a, b));
-    drop(db);
-}
-
-/// Events due while no endpoint is registered end `no_endpoint`, and
-/// registering later does not deliver them.
-#[test]
-fn no_endpoint_no_delivery() {
-    let dir = scratch("webhooks_serve_no_endpoint");
-    let receiver = Receiver::start(&[], 204);
-    let server = serve(&dir, &sqlite_url(&dir), "0.05", "serve");
-    let key = server.demo_key();
-
-    let (status, body) = server.call("POST", "/v1/webhook/test", &key, None);
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (404, Some("not_found")),
-        "{body}"
-    );
-
-    let gid = server.group_with_census(&key, 3);
-    let processed = server.census_processed(&key, &gid);
-    let id = processed["id"].as_str().unwrap().to_owned();
-    let event = server.settled(&key, &id, PATIENCE);
-    assert_eq!(event["delivery"]["state"], "no_endpoint", "{event}");
-    assert_eq!(event["delivery"]["next_attempt_at"], Value::Null, "{event}");
-
-    // Registering afterwards does not revive it.
-    server.register(&key, &receiver.url());
-    std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(receiver.count(), 0, "{:?}", receiver.arrivals());
-    assert_eq!(server.event(&key, &id)["delivery"]["state"], "no_endpoint");
-    for event in server.events(&key) {
-        assert_eq!(event["delivery"]["state"], "no_endpoint", "{event}");
-    }
-
-    // The receiver does work: a ping now reaches it, and only the ping.
-    let ping = server.ping(&key);
-    assert_eq!(ping["delivered"], true, "{ping}");
-    let arrivals = wait_arrivals(&receiver, 1, PATIENCE);
-    assert_eq!(arrivals.len(), 1, "{arrivals:?}");
-    assert_eq!(arrivals[0].id(), ping["id"].as_str().unwrap());
 }

@@ -20,19 +20,20 @@
 //! assert_accessible(&browser, "the offer page").await;
 //! ```
 
-use std::io::{Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
+mod accessibility;
+mod driver;
+
 use std::ops::Deref;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
+
+pub use crate::common::webdriver::accessibility::{assert_accessible, axe};
+use crate::common::webdriver::driver::{Driver, capabilities, driver_request};
 
 /// Debian's `chromium`.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
@@ -41,7 +42,7 @@ pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// How long chromedriver may take to listen, and a WebDriver session to
 /// start.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
+pub(super) const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Whether the tests run under CI, where a missing browser or axe-core is
 /// a failure rather than a skip.
@@ -56,142 +57,6 @@ pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => workspace.join(dir),
         _ => workspace.join("target"),
-    }
-}
-
-/// A free TCP port on 127.0.0.1 (free when asked: chromedriver binds it
-/// right after).
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .unwrap_or_else(|e| panic!("cannot bind a port on 127.0.0.1: {e}"));
-    listener
-        .local_addr()
-        .unwrap_or_else(|e| panic!("no local address: {e}"))
-        .port()
-}
-
-/// One plain HTTP/1.1 request to chromedriver; returns the response's
-/// body, or `None` when it does not answer in time. (Chromedriver keeps
-/// the connection open, `Connection: close` or not: the body is read to
-/// its `Content-Length`.)
-fn driver_request(port: u16, method: &str, path: &str) -> Option<String> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(20))).ok()?;
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\n\r\n"
-    )
-    .ok()?;
-    let mut response = Vec::new();
-    let mut chunk = [0; 4096];
-    loop {
-        if let Some(end) = response.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(response.get(..end)?).to_ascii_lowercase();
-            let length: usize = head
-                .lines()
-                .find_map(|line| line.strip_prefix("content-length:"))
-                .and_then(|n| n.trim().parse().ok())?;
-            let body = response.get(end + 4..)?;
-            if body.len() >= length {
-                return Some(String::from_utf8_lossy(body.get(..length)?).into_owned());
-            }
-        }
-        let n = s.read(&mut chunk).ok()?;
-        if n == 0 {
-            return None;
-        }
-        response.extend_from_slice(chunk.get(..n)?);
-    }
-}
-
-/// The capabilities of a headless Chromium on a fresh profile in
-/// `profile`.
-fn capabilities(profile: &Path) -> serde_json::Map<String, Value> {
-    let caps = json!({
-        "browserName": "chrome",
-        "goog:chromeOptions": {
-            "binary": CHROMIUM,
-            "args": [
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                format!("--user-data-dir={}", profile.display()),
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-quic",
-                "--hide-scrollbars",
-                "--window-size=1280,800",
-            ],
-        },
-    });
-    let Value::Object(caps) = caps else {
-        unreachable!("a JSON object literal")
-    };
-    caps
-}
-
-/// A chromedriver on a port of 127.0.0.1, in its own process group, which
-/// the Chromium processes it starts join: dropping it kills them all.
-struct Driver {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Driver {
-    /// Starts chromedriver on a free port, logging to `log`, and waits
-    /// until it is ready for sessions.
-    async fn start(log: PathBuf) -> Self {
-        let port = free_port();
-        let child = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .arg(format!("--log-path={}", log.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {CHROMEDRIVER}: {e}"));
-        let mut driver = Self { child, port, log };
-        let started = Instant::now();
-        loop {
-            let status = driver_request(port, "GET", "/status")
-                .and_then(|body| serde_json::from_str::<Value>(&body).ok());
-            if status.is_some_and(|s| s.pointer("/value/ready") == Some(&Value::Bool(true))) {
-                return driver;
-            }
-            if let Ok(Some(exit)) = driver.child.try_wait() {
-                panic!(
-                    "chromedriver exited ({exit}); its log:\n{}",
-                    driver.log_text()
-                );
-            }
-            assert!(
-                started.elapsed() < START_TIMEOUT,
-                "chromedriver is not ready on 127.0.0.1:{port} after {START_TIMEOUT:?}; its log:\n{}",
-                driver.log_text()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// What chromedriver logged so far.
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.child.id())])
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -490,117 +355,4 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
         Some(u32::from_be_bytes(bytes))
     };
     Some((be(16)?, be(20)?))
-}
-
-/// One rule that axe-core found broken on the page.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Violation {
-    /// The rule, e.g. `color-contrast`.
-    pub id: String,
-    /// `minor`, `moderate`, `serious` or `critical`.
-    pub impact: Option<String>,
-    /// What the rule asks for, in a sentence.
-    pub help: String,
-    /// Where the rule is explained.
-    #[serde(rename = "helpUrl")]
-    pub help_url: String,
-    /// A CSS selector of each element that breaks it.
-    pub targets: Vec<String>,
-}
-
-impl Violation {
-    /// Whether it is `serious` or `critical`.
-    pub fn is_serious(&self) -> bool {
-        matches!(self.impact.as_deref(), Some("serious" | "critical"))
-    }
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} ({}): {} [{}] {}",
-            self.id,
-            self.impact.as_deref().unwrap_or("no impact"),
-            self.help,
-            self.targets.join(", "),
-            self.help_url
-        )
-    }
-}
-
-/// Where `.ci/run` installs axe-core.
-pub fn axe_core_path() -> PathBuf {
-    target_dir().join("browser/node/node_modules/axe-core/axe.min.js")
-}
-
-/// Runs axe-core's rules on the page `client` shows; returns the broken
-/// ones. `None` when axe-core is not installed and `CI` is unset (a note
-/// says so); under `CI` that panics.
-pub async fn axe(client: &Client) -> Option<Vec<Violation>> {
-    let path = axe_core_path();
-    let source = match std::fs::read_to_string(&path) {
-        Ok(source) => source,
-        Err(e) => {
-            assert!(
-                !under_ci(),
-                "cannot read axe-core at {} ({e}) and CI is set: .ci/run installs it",
-                path.display()
-            );
-            eprintln!(
-                "NOTE: axe-core not installed at {} ({e}): accessibility check skipped \
-                 (`npm install --prefix <target>/browser/node axe-core@<version of .ci/run>`)",
-                path.display()
-            );
-            return None;
-        }
-    };
-    client
-        .execute(&format!("{source}\n;return typeof axe;"), vec![])
-        .await
-        .unwrap_or_else(|e| panic!("cannot load axe-core into the page: {e}"));
-    let result = client
-        .execute_async(
-            r"const done = arguments[arguments.length - 1];
-              axe.run(document, { resultTypes: ['violations'] }).then(
-                r => done({ violations: r.violations.map(v => ({
-                  id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
-                  targets: v.nodes.map(n => n.target.map(
-                    t => Array.isArray(t) ? t.join(' >>> ') : String(t)).join(' > ')),
-                })) }),
-                e => done({ error: String(e) }));",
-            vec![],
-        )
-        .await
-        .unwrap_or_else(|e| panic!("cannot run axe-core: {e}"));
-    if let Some(error) = result.get("error") {
-        panic!("axe-core failed: {error}");
-    }
-    let violations = result.get("violations").cloned().unwrap_or_default();
-    Some(
-        serde_json::from_value(violations)
-            .unwrap_or_else(|e| panic!("unexpected axe-core result ({e}): {result}")),
-    )
-}
-
-/// Fails listing every `serious` or `critical` axe-core violation of the
-/// page `client` shows (`page` names it); the lesser ones are printed.
-pub async fn assert_accessible(client: &Client, page: &str) {
-    let Some(violations) = axe(client).await else {
-        return;
-    };
-    let (serious, minor): (Vec<_>, Vec<_>) = violations.iter().partition(|v| v.is_serious());
-    for v in &minor {
-        eprintln!("axe-core on {page}: {v}");
-    }
-    assert!(
-        serious.is_empty(),
-        "axe-core: {} serious or critical violation(s) on {page}:\n{}",
-        serious.len(),
-        serious
-            .iter()
-            .map(|v| format!("- {v}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
 }
