@@ -301,14 +301,42 @@ impl FromAddress {
     pub const fn mailbox(&self) -> &Mailbox {
         &self.0
     }
+
+    /// `no-reply@HOST`: the sender when `email.from` is not set, at the
+    /// host of the service's public base URL, so that mail comes from the
+    /// domain its links lead to. `None` when `host` is not a domain name
+    /// mail can come from: an IP address, `localhost` or another name
+    /// without a dot.
+    #[must_use]
+    pub fn no_reply_at(host: &str) -> Option<Self> {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let labels: Vec<&str> = host.split('.').collect();
+        let label_ok = |l: &&str| {
+            (1..=63).contains(&l.len())
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+        };
+        let top_ok = labels
+            .last()
+            .is_some_and(|t| t.bytes().any(|b| b.is_ascii_alphabetic()));
+        if labels.len() < 2 || !labels.iter().all(label_ok) || !top_ok {
+            return None;
+        }
+        Address::new("no-reply", host)
+            .ok()
+            .map(|a| Self(Mailbox::new(None, a)))
+    }
 }
 
-/// The sender when `email.from` is not set: `no-reply@service.example`.
+/// `no-reply@localhost`: the sender of a deployment whose public base URL
+/// names no domain (see [`FromAddress::no_reply_at`]), where messages are
+/// only recorded.
 impl Default for FromAddress {
     fn default() -> Self {
         Self(Mailbox::new(
             None,
-            Address::new_dangerous("no-reply", "service.example"),
+            Address::new_dangerous("no-reply", "localhost"),
         ))
     }
 }
@@ -458,10 +486,38 @@ mod tests {
         );
         assert_eq!(
             FromAddress::default(),
-            FromAddress::parse("no-reply@service.example").unwrap()
+            FromAddress::parse("no-reply@localhost").unwrap()
         );
         for bad in ["", "no-reply", "@service.example", "a b@c"] {
             assert_eq!(FromAddress::parse(bad), Err(AddressError), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_default_sender_is_at_the_public_host_when_it_is_a_domain() {
+        for (host, want) in [
+            (
+                "benefits.example.com",
+                Some("no-reply@benefits.example.com"),
+            ),
+            (
+                "Benefits.Example.COM.",
+                Some("no-reply@benefits.example.com"),
+            ),
+            (
+                "api-1.partner.example",
+                Some("no-reply@api-1.partner.example"),
+            ),
+            ("127.0.0.1", None),
+            ("[::1]", None),
+            ("localhost", None),
+            ("intranet", None),
+            ("-bad.example", None),
+            ("a..example", None),
+            ("", None),
+        ] {
+            let got = FromAddress::no_reply_at(host).map(|f| f.to_string());
+            assert_eq!(got.as_deref(), want, "{host:?}");
         }
     }
 }

@@ -200,8 +200,10 @@ pub struct EmailSettings {
     /// `smtps://[user:password@]host[:port]` or
     /// `smtp://…[?tls=required|opportunistic]`.
     pub url: MailUrl,
-    /// `email.from`: the sender of every message
-    /// (`no-reply@service.example` by default).
+    /// `email.from`: the sender of every message. Unset, `no-reply@` the
+    /// host of `public_base_url` when that is a domain name; else
+    /// `no-reply@localhost` while mail is only recorded (an SMTP
+    /// `email.url` then refuses to start without it).
     pub from: FromAddress,
 }
 

@@ -117,9 +117,10 @@ impl Merged {
         })?;
         let mut email = d.email;
         email.url = self.or("email.url", email.url, |v| self.mail_url("email.url", v))?;
-        email.from = self.or("email.from", email.from, |v| {
-            self.mail_from("email.from", v)
-        })?;
+        email.from = match self.value("email.from") {
+            Some(v) => self.mail_from("email.from", &v)?,
+            None => self.default_sender(&email.url, &public_base_url, email.from)?,
+        };
         let onboarding = OnboardingSettings {
             verification_time_scale: self.or(
                 "onboarding.verification_time_scale",
@@ -319,6 +320,39 @@ impl Merged {
         match value {
             Value::String(s) => MailUrl::parse(s).map_err(|e| self.invalid(key, e.to_string())),
             _ => Err(self.invalid(key, "must be a string".to_owned())),
+        }
+    }
+
+    /// The sender when `email.from` is not set: `no-reply@` the public
+    /// base URL's host when that is a domain name; else `fallback`, only
+    /// while mail is recorded — an SMTP `email.url` then needs an
+    /// explicit sender, never one at a made-up domain.
+    fn default_sender(
+        &self,
+        url: &MailUrl,
+        public_base_url: &str,
+        fallback: FromAddress,
+    ) -> Result<FromAddress, ConfigError> {
+        let host = public_base_url
+            .split_once("://")
+            .map_or(public_base_url, |(_, rest)| rest)
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        let host = if host.starts_with('[') {
+            host
+        } else {
+            host.split(':').next().unwrap_or_default()
+        };
+        match (FromAddress::no_reply_at(host), url) {
+            (Some(from), _) => Ok(from),
+            (None, MailUrl::Record) => Ok(fallback),
+            (None, MailUrl::Smtp(_)) => Err(self.invalid(
+                "email.url",
+                format!(
+                    "sends mail, so email.from must be set: public_base_url {public_base_url} names no domain to send from"
+                ),
+            )),
         }
     }
 

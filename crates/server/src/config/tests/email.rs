@@ -4,10 +4,58 @@ use crate::config::Overrides;
 use crate::config::tests::{Case, message, ok};
 
 #[test]
-fn email_defaults_to_recording_from_the_service_address() {
+fn email_defaults_to_recording_from_no_reply_at_localhost() {
     let s = ok(None, &[], &Overrides::default());
     assert!(matches!(s.email.url, mail::MailUrl::Record));
-    assert_eq!(s.email.from.to_string(), "no-reply@service.example");
+    assert_eq!(s.email.from.to_string(), "no-reply@localhost");
+}
+
+#[test]
+fn the_default_sender_is_at_the_public_base_urls_domain() {
+    let none = Overrides::default();
+    for (base, url) in [
+        ("https://benefits.example.com", "record:"),
+        (
+            "https://Benefits.example.com:8443/api",
+            "smtps://mail.example.com",
+        ),
+    ] {
+        let env = [
+            ("PARTNER_API_PUBLIC_BASE_URL", base),
+            ("PARTNER_API_EMAIL__URL", url),
+        ];
+        let s = ok(None, &env, &none);
+        assert_eq!(
+            s.email.from.to_string(),
+            "no-reply@benefits.example.com",
+            "{base}"
+        );
+    }
+    // An explicit sender wins over the derived one.
+    let env = [
+        (
+            "PARTNER_API_PUBLIC_BASE_URL",
+            "https://benefits.example.com",
+        ),
+        (
+            "PARTNER_API_EMAIL__FROM",
+            "Benefits <hello@mail.example.com>",
+        ),
+    ];
+    assert_eq!(
+        ok(None, &env, &none).email.from.mailbox().email.to_string(),
+        "hello@mail.example.com"
+    );
+    // A base URL on an IP address with an SMTP relay and no sender set.
+    let env = [
+        ("PARTNER_API_PUBLIC_BASE_URL", "http://10.0.0.7:8080"),
+        ("PARTNER_API_EMAIL__URL", "smtp://relay.internal:2525"),
+        ("PARTNER_API_EMAIL__FROM", "hello@mail.example.com"),
+    ];
+    assert_eq!(
+        ok(None, &env, &none).email.from.to_string(),
+        "hello@mail.example.com"
+    );
 }
 
 #[test]
@@ -95,6 +143,12 @@ fn a_bad_email_setting_is_one_line_naming_the_key_never_the_password() {
             r#"email.from must be an email address like no-reply@service.example or Name <no-reply@service.example>, got "no-reply" (from environment variable PARTNER_API_EMAIL__FROM)"#,
         ),
         (
+            None,
+            env("PARTNER_API_EMAIL__URL", "smtp://relay.internal:2525"),
+            none.clone(),
+            "email.url sends mail, so email.from must be set: public_base_url http://127.0.0.1:8080 names no domain to send from (from environment variable PARTNER_API_EMAIL__URL)",
+        ),
+        (
             Some("[email]\nsmtp_url = \"smtp://x\""),
             vec![],
             none.clone(),
@@ -115,10 +169,13 @@ fn a_bad_email_setting_is_one_line_naming_the_key_never_the_password() {
 fn debug_redacts_the_email_credentials() {
     let s = ok(
         None,
-        &[(
-            "PARTNER_API_EMAIL__URL",
-            "smtps://apikey%2Bprod:hunter2@smtp.mail.example:2465",
-        )],
+        &[
+            (
+                "PARTNER_API_EMAIL__URL",
+                "smtps://apikey%2Bprod:hunter2@smtp.mail.example:2465",
+            ),
+            ("PARTNER_API_EMAIL__FROM", "no-reply@benefits.example.com"),
+        ],
         &Overrides::default(),
     );
     let debug = format!("{s:?}");
