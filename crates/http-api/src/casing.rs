@@ -7,7 +7,9 @@
 //! field sent in both styles. Error `details[].field` paths are re-cased
 //! with [`path_to_style`].
 
-use serde_json::{Map, Value};
+use std::fmt::Write as _;
+
+use serde_json::Value;
 
 use domain::error::FieldError;
 
@@ -70,48 +72,65 @@ pub fn to_style(value: Value, style: Style) -> Value {
 /// One [`FieldError`] per doubled field.
 pub fn normalize(value: Value) -> Result<Value, Vec<FieldError>> {
     let mut errors = Vec::new();
-    let out = normalize_at(value, "", &mut errors);
+    let mut value = value;
+    normalize_at(&mut value, &mut String::new(), &mut errors);
     if errors.is_empty() {
-        Ok(out)
+        Ok(value)
     } else {
         Err(errors)
     }
 }
 
-fn normalize_at(value: Value, path: &str, errors: &mut Vec<FieldError>) -> Value {
+/// Turns the keys of `value` into snake_case in place. `at` is the
+/// value's path, extended for each child and restored after it, so that
+/// a path is written out only for a field in error; an object whose keys
+/// are all snake_case already is left as it is.
+fn normalize_at(value: &mut Value, at: &mut String, errors: &mut Vec<FieldError>) {
     match value {
         Value::Object(map) => {
-            let mut out = Map::with_capacity(map.len());
-            for (k, v) in map {
-                let key = camel_to_snake(&k);
-                let at = join(path, &key);
-                let v = normalize_at(v, &at, errors);
-                if out.insert(key, v).is_some() {
-                    errors.push(FieldError::new(
-                        at,
-                        "is sent twice (in snake_case and camelCase); send it once",
-                    ));
+            let camel = |k: &str| k.bytes().any(|b| b.is_ascii_uppercase());
+            if map.keys().any(|k| camel(k)) {
+                for (k, mut v) in std::mem::take(map) {
+                    let key = if camel(&k) { camel_to_snake(&k) } else { k };
+                    let len = push_key(at, &key);
+                    normalize_at(&mut v, at, errors);
+                    if map.insert(key, v).is_some() {
+                        errors.push(FieldError::new(
+                            at.clone(),
+                            "is sent twice (in snake_case and camelCase); send it once",
+                        ));
+                    }
+                    at.truncate(len);
+                }
+            } else {
+                for (key, v) in map.iter_mut() {
+                    let len = push_key(at, key);
+                    normalize_at(v, at, errors);
+                    at.truncate(len);
                 }
             }
-            Value::Object(out)
         }
-        Value::Array(items) => Value::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| normalize_at(v, &format!("{path}[{i}]"), errors))
-                .collect(),
-        ),
-        other => other,
+        Value::Array(items) => {
+            for (i, v) in items.iter_mut().enumerate() {
+                let len = at.len();
+                let _ = write!(at, "[{i}]");
+                normalize_at(v, at, errors);
+                at.truncate(len);
+            }
+        }
+        _ => {}
     }
 }
 
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
+/// Appends `key` to the path `at` (`a.b`, or `b` at the top) and returns
+/// the length to truncate back to.
+pub(crate) fn push_key(at: &mut String, key: &str) -> usize {
+    let len = at.len();
+    if !at.is_empty() {
+        at.push('.');
     }
+    at.push_str(key);
+    len
 }
 
 /// Re-cases a snake_case field path such as `members[3].first_name` for
@@ -178,6 +197,27 @@ mod tests {
         assert_eq!(
             errs.first().map(|e| e.field.as_str()),
             Some("members[0].first_name")
+        );
+    }
+
+    #[test]
+    fn doubled_fields_are_named_at_any_depth_and_snake_bodies_pass_as_they_are() {
+        let body = json!({"members": [{"firstName": "a"},
+                                      {"dependents": [{"dob": 1}, {"dob": 1, "Dob": 2}]}],
+                          "groupId": "g", "group_id": "h"});
+        let fields: Vec<String> = normalize(body)
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(fields, ["group_id", "members[1].dependents[1].dob"]);
+        let snake = json!({"members": [{"first_name": "a", "dependents": [{"dob": 1}]}],
+                           "line1": "x"});
+        assert_eq!(normalize(snake.clone()), Ok(snake));
+        assert_eq!(
+            normalize(json!({"members": [{"firstName": "a"}, {"lastName": "b"}]})),
+            Ok(json!({"members": [{"first_name": "a"}, {"last_name": "b"}]}))
         );
     }
 

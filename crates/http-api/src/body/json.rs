@@ -4,6 +4,7 @@
 //! ([`domain::text::has_control`]).
 
 use std::fmt;
+use std::fmt::Write as _;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -46,29 +47,35 @@ fn syntax(text: &str) -> FieldError {
 /// (`prefix` first: `members[3]` for a row).
 pub(crate) fn control_fields(value: &Value, prefix: &str) -> Vec<FieldError> {
     let mut out = Vec::new();
-    walk(value, prefix.to_owned(), &mut out);
+    walk(value, &mut prefix.to_owned(), &mut out);
     out
 }
 
-fn walk(value: &Value, at: String, out: &mut Vec<FieldError>) {
+/// `at` is the value's path, extended for each child and restored after
+/// it: a path is written out only for a field in error.
+fn walk(value: &Value, at: &mut String, out: &mut Vec<FieldError>) {
     match value {
         Value::String(s) if has_control(s) => {
-            let field = if at.is_empty() { "body".to_owned() } else { at };
+            let field = if at.is_empty() {
+                "body".to_owned()
+            } else {
+                at.clone()
+            };
             out.push(FieldError::new(field, CONTROL_MESSAGE));
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk(item, format!("{at}[{i}]"), out);
+                let len = at.len();
+                let _ = write!(at, "[{i}]");
+                walk(item, at, out);
+                at.truncate(len);
             }
         }
         Value::Object(map) => {
             for (key, item) in map {
-                let field = if at.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{at}.{key}")
-                };
-                walk(item, field, out);
+                let len = crate::casing::push_key(at, key);
+                walk(item, at, out);
+                at.truncate(len);
             }
         }
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
