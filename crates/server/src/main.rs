@@ -16,7 +16,9 @@ use server::{migrate, price, serve};
 
 /// mimalloc instead of glibc's allocator: a request allocates and frees
 /// dozens of small blocks, and glibc's `malloc`/`free` and its
-/// consolidation were 14% of a ping's CPU (`docs/benchmarks.md`).
+/// consolidation were 14% of a ping's CPU (`docs/benchmarks.md`). Built
+/// without transparent huge pages (`no_thp`): a large request's memory,
+/// freed and faulted in again, was zeroed 2 MiB at a time.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
