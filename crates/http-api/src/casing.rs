@@ -70,9 +70,8 @@ pub fn to_style(value: Value, style: Style) -> Value {
 ///
 /// # Errors
 /// One [`FieldError`] per doubled field.
-pub fn normalize(value: Value) -> Result<Value, Vec<FieldError>> {
+pub fn normalize(mut value: Value) -> Result<Value, Vec<FieldError>> {
     let mut errors = Vec::new();
-    let mut value = value;
     normalize_at(&mut value, &mut String::new(), &mut errors);
     if errors.is_empty() {
         Ok(value)
@@ -112,8 +111,7 @@ fn normalize_at(value: &mut Value, at: &mut String, errors: &mut Vec<FieldError>
         }
         Value::Array(items) => {
             for (i, v) in items.iter_mut().enumerate() {
-                let len = at.len();
-                let _ = write!(at, "[{i}]");
+                let len = push_index(at, i);
                 normalize_at(v, at, errors);
                 at.truncate(len);
             }
@@ -130,6 +128,14 @@ pub(crate) fn push_key(at: &mut String, key: &str) -> usize {
         at.push('.');
     }
     at.push_str(key);
+    len
+}
+
+/// Appends `[index]` to the path `at` and returns the length to truncate
+/// back to.
+pub(crate) fn push_index(at: &mut String, index: usize) -> usize {
+    let len = at.len();
+    let _ = write!(at, "[{index}]");
     len
 }
 

@@ -4,7 +4,6 @@
 //! ([`domain::text::has_control`]).
 
 use std::fmt;
-use std::fmt::Write as _;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -65,8 +64,7 @@ fn walk(value: &Value, at: &mut String, out: &mut Vec<FieldError>) {
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                let len = at.len();
-                let _ = write!(at, "[{i}]");
+                let len = crate::casing::push_index(at, i);
                 walk(item, at, out);
                 at.truncate(len);
             }

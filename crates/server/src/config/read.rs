@@ -333,18 +333,12 @@ impl Merged {
         public_base_url: &str,
         fallback: FromAddress,
     ) -> Result<FromAddress, ConfigError> {
-        let host = public_base_url
-            .split_once("://")
-            .map_or(public_base_url, |(_, rest)| rest)
-            .split('/')
-            .next()
-            .unwrap_or_default();
-        let host = if host.starts_with('[') {
-            host
-        } else {
-            host.split(':').next().unwrap_or_default()
-        };
-        match (FromAddress::no_reply_at(host), url) {
+        let parsed = url::Url::parse(public_base_url).ok();
+        let domain = parsed.as_ref().and_then(|u| match u.host() {
+            Some(url::Host::Domain(d)) => FromAddress::no_reply_at(d),
+            _ => None,
+        });
+        match (domain, url) {
             (Some(from), _) => Ok(from),
             (None, MailUrl::Record) => Ok(fallback),
             (None, MailUrl::Smtp(_)) => Err(self.invalid(
